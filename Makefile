@@ -1,0 +1,47 @@
+# rooftop — the two commands of the quick start:
+#   make run    set up this Debian 12 machine, build, run the main job
+#   make test   set up, build, run every test (then the unit tests under ASan+UBSan)
+# Other targets: build, unit, asan, bench, clean.
+
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD     ?= build
+ASAN      ?= build-asan
+CMAKE_ARGS ?=
+CTEST_ARGS ?=
+
+.PHONY: run test setup build unit asan bench clean
+
+setup:
+	@bash scripts/setup.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
+
+build: setup $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The main job on the embedded default scenario.
+run: build
+	./$(BUILD)/rooftop advise data/scenarios/default.yaml
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	$(MAKE) asan
+
+unit: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
+
+$(ASAN)/build.ninja:
+	cmake -S . -B $(ASAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DROOFTOP_SANITIZE=address,undefined $(CMAKE_ARGS)
+
+# Unit and golden tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan: setup $(ASAN)/build.ninja
+	cmake --build $(ASAN) -j $(JOBS)
+	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) -L 'unit|golden' -LE slow
+
+bench: build
+	@for b in $(BUILD)/bench_*; do echo "== $$b"; $$b --benchmark_min_time=0.2; done
+
+clean:
+	rm -rf $(BUILD) $(ASAN)

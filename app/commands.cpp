@@ -1,0 +1,18 @@
+#include "commands.h"
+
+namespace rooftop::app {
+
+// Declarations of every add_<name>_command (one per app/cmd_<name>.cpp).
+// (keep one per line, in the order they appear in --help)
+
+namespace {
+const AddCommand kCommands[] = {
+    nullptr,  // sentinel so the array is never empty; skipped by all_commands()
+};
+}  // namespace
+
+std::span<const AddCommand> all_commands() {
+  return std::span<const AddCommand>(kCommands, sizeof kCommands / sizeof kCommands[0] - 1);
+}
+
+}  // namespace rooftop::app

@@ -1,0 +1,28 @@
+// Loading what commands take as input, in one place so every command reads
+// them the same way: the catalog (embedded + --catalog overlays) and a
+// workload reference (zoo id, custom YAML file, or ONNX file).
+#pragma once
+
+#include <string>
+
+#include "catalog/catalog.h"
+#include "command.h"
+#include "workload/workload.h"
+
+namespace rooftop::app {
+
+// The embedded catalog with the user's --catalog overlays applied.
+Result<catalog::Catalog> load_catalog(const GlobalOptions& global);
+
+// What a model reference carries besides the shape (ONNX input shapes).
+struct WorkloadInputs {
+  workload::BuildOptions build;
+  std::vector<std::string> onnx_inputs;  // "name=1x3x224x224" (ONNX only)
+  std::optional<int> onnx_batch;         // --batch for an ONNX batch dimension
+};
+
+// `ref` is a zoo id ("llama-2-7b"), a custom model YAML file (*.yaml|*.yml)
+// or an ONNX file (*.onnx). Unknown ids answer with "did you mean".
+Result<workload::Workload> load_workload(const std::string& ref, const WorkloadInputs& in);
+
+}  // namespace rooftop::app

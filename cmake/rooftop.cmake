@@ -1,0 +1,74 @@
+# Build helpers shared by every module (see STYLE.md).
+
+# Warnings and sanitizers for one of our own targets.
+function(rooftop_target_defaults target)
+  get_target_property(type ${target} TYPE)
+  if(type STREQUAL "INTERFACE_LIBRARY")
+    return()
+  endif()
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+  if(ROOFTOP_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  if(ROOFTOP_SANITIZE)
+    target_compile_options(${target} PRIVATE -fsanitize=${ROOFTOP_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+    target_link_options(${target} PRIVATE -fsanitize=${ROOFTOP_SANITIZE})
+  endif()
+endfunction()
+
+# rooftop_add_module(NAME DEPS dep... [PUBLIC_LIBS lib...] [SOURCES extra...])
+# One static library `rooftop_<NAME>` from every src/<NAME>/*.cpp (and
+# src/<NAME>/backends/*.cpp); the include root is src/, so headers are
+# included as "<module>/<file>.h". DEPS are other modules (short names).
+function(rooftop_add_module name)
+  cmake_parse_arguments(M "" "" "DEPS;PUBLIC_LIBS;SOURCES" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS
+       ${CMAKE_SOURCE_DIR}/src/${name}/*.cpp
+       ${CMAKE_SOURCE_DIR}/src/${name}/backends/*.cpp)
+  list(APPEND srcs ${M_SOURCES})
+  add_library(rooftop_${name} STATIC ${srcs})
+  target_include_directories(rooftop_${name} PUBLIC ${CMAKE_SOURCE_DIR}/src)
+  foreach(d IN LISTS M_DEPS)
+    target_link_libraries(rooftop_${name} PUBLIC rooftop_${d})
+  endforeach()
+  if(M_PUBLIC_LIBS)
+    target_link_libraries(rooftop_${name} PUBLIC ${M_PUBLIC_LIBS})
+  endif()
+  rooftop_target_defaults(rooftop_${name})
+endfunction()
+
+# rooftop_add_test(MODULE LIBS lib... [LABELS l...])
+# One GoogleTest binary `unit_<MODULE>` from tests/unit/<MODULE>/*_test.cpp,
+# each test registered with ctest (gtest_discover_tests).
+function(rooftop_add_unit_tests module)
+  cmake_parse_arguments(T "" "" "LIBS;LABELS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/${module}/*.cpp)
+  if(NOT srcs)
+    return()
+  endif()
+  add_executable(unit_${module} ${srcs})
+  target_link_libraries(unit_${module} PRIVATE ${T_LIBS} GTest::gtest GTest::gmock GTest::gtest_main)
+  target_include_directories(unit_${module} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
+  target_compile_definitions(unit_${module} PRIVATE
+    ROOFTOP_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+    ROOFTOP_BINARY_DIR="${CMAKE_BINARY_DIR}")
+  rooftop_target_defaults(unit_${module})
+  include(GoogleTest)
+  gtest_discover_tests(unit_${module} DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS "unit;${module};${T_LABELS}")
+endfunction()
+
+# rooftop_add_e2e(NAME SCRIPT [LABELS l...]): a shell script under tests/e2e,
+# run with ROOFTOP=<binary>, SRC=<source dir>, WORK=<scratch dir>.
+function(rooftop_add_e2e name script)
+  cmake_parse_arguments(E "" "TIMEOUT" "LABELS" ${ARGN})
+  if(NOT E_TIMEOUT)
+    set(E_TIMEOUT 300)
+  endif()
+  add_test(NAME e2e_${name}
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/e2e/${script})
+  set_tests_properties(e2e_${name} PROPERTIES
+    LABELS "e2e;${E_LABELS}"
+    TIMEOUT ${E_TIMEOUT}
+    ENVIRONMENT "ROOFTOP=$<TARGET_FILE:rooftop>;SRC=${CMAKE_SOURCE_DIR};BUILD=${CMAKE_BINARY_DIR};WORK=${CMAKE_BINARY_DIR}/e2e-work/${name}")
+endfunction()

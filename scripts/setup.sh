@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages rooftop needs to build, test and run.
+# Idempotent: packages already present are skipped, so `make run` and
+# `make test` can call it every time. Needs root (or sudo) only when
+# something is missing.
+set -euo pipefail
+
+# Build and library dependencies (see DEVELOPERS.md / README.md).
+BUILD_PKGS=(
+  build-essential cmake ninja-build pkg-config ccache
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libsqlite3-dev sqlite3 libcpp-httplib-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libopenmpi-dev openmpi-bin libhwloc-dev
+  libopenblas-dev
+)
+# Tools the test-suite drives (real Prometheus, promtool, ONNX models, headless browser).
+TEST_PKGS=(
+  prometheus python3 python3-onnx python3-numpy
+  chromium curl procps
+)
+
+want=("${BUILD_PKGS[@]}")
+if [ "${1:-}" != "--build-only" ]; then
+  want+=("${TEST_PKGS[@]}")
+fi
+
+missing=()
+for p in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,138 @@
+// The accelerator catalog: what each part can do on paper, with the source
+// of every number. Entries are YAML files (data/accelerators/*.yaml, schema in
+// docs/catalog.md), embedded in the binary and overlaid by user files
+// (--catalog PATH) or by profiles measured with `rooftop bench`.
+//
+// Values cross into the model as plain structs in base units (FLOP/s,
+// bytes, bytes/s, watts). An unknown value is an empty optional, never a
+// guess: the model and advisor say so when they need it.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/precision.h"
+#include "core/result.h"
+
+namespace rooftop::catalog {
+
+enum class Kind { gpu, tpu, npu, fpga, asic, cpu, edge };
+enum class FormFactor { datacenter, workstation, edge };
+
+std::string_view to_string(Kind k);
+std::string_view to_string(FormFactor f);
+std::optional<Kind> parse_kind(std::string_view s);
+std::optional<FormFactor> parse_form_factor(std::string_view s);
+
+// A number and where it came from. `value` empty = unknown (not published,
+// or not found); `source` is the full citation text, resolved from the
+// file's `sources:` map.
+struct Sourced {
+  std::optional<double> value;
+  std::string source;
+
+  bool known() const { return value.has_value(); }
+  double or_else(double fallback) const { return value.value_or(fallback); }
+};
+
+struct Link {
+  std::string name;                 // "NVLink 4", "PCIe Gen5 x16", "ICI"; empty when none
+  Sourced bytes_per_s_per_direction;
+};
+
+struct Price {
+  Sourced list_usd;                 // purchase price per device
+  std::string list_date;            // "2024-03" (when that price was quoted)
+  Sourced cloud_usd_per_hour;       // on-demand price per device-hour
+  std::string cloud_date;
+  std::string cloud_provider;       // "AWS p5.48xlarge / 8"
+};
+
+struct Framework {
+  std::string name;                 // "pytorch", "tensorflow", "jax", "onnxruntime", "paddle", "mindspore"
+  std::string version;              // newest version known supported ("2.4"); empty = supported, version unknown
+};
+
+struct Software {
+  std::vector<std::string> stacks;          // "cuda", "tensorrt", "rocm", "cann", "xla", "synapseai", "openvino", "neuron", ...
+  std::vector<Framework> frameworks;
+  std::vector<std::string> custom_kernels;  // how users write their own ops: "cuda", "triton", "hip", "ascend-c", "tpc-c", "pallas", "hls"
+  std::string source;
+};
+
+// Efficiency overrides for the roofline model, set by calibrated profiles
+// (`rooftop bench --save-profile`), whose peaks are measured rather than
+// quoted: there the achievable fraction is 1 by construction.
+struct Calibration {
+  std::optional<double> compute_efficiency;
+  std::optional<double> memory_efficiency;
+  std::string source;
+};
+
+struct Accelerator {
+  std::string id;                   // "nvidia-h100-sxm5-80gb"
+  std::string name;                 // "NVIDIA H100 SXM5 80GB"
+  std::string vendor;               // "nvidia"
+  std::vector<std::string> aliases; // "h100", "h100-sxm"
+  Kind kind = Kind::gpu;
+  FormFactor form_factor = FormFactor::datacenter;
+  std::optional<int> launch_year;
+
+  // Dense peak per precision (index = static_cast<size_t>(Precision)):
+  // FLOP/s for float formats, OP/s for integer formats. Sparse figures are
+  // never stored here.
+  std::array<Sourced, kAllPrecisions.size()> peak_flop_per_s;
+
+  Sourced memory_bytes;             // device memory capacity
+  Sourced memory_bytes_per_s;       // device memory bandwidth
+  std::string memory_type;          // "HBM3", "GDDR6", "LPDDR5", "DDR5"
+  Sourced sram_bytes;               // on-chip SRAM / L2 / last-level cache
+
+  Link scale_up;                    // device-to-device link (bandwidth per direction, per device)
+  Link host;                        // host interface
+  Sourced power_w;                  // TDP / board power
+  Price price;
+  Software software;
+  Calibration calibration;
+  std::string notes;
+  std::string origin;               // where the entry was read: "embedded:accelerators/x.yaml" or a path
+
+  const Sourced& peak(Precision p) const { return peak_flop_per_s[static_cast<std::size_t>(p)]; }
+  bool supports(Precision p) const { return peak(p).known() && *peak(p).value > 0; }
+  std::vector<Precision> precisions() const;  // those with a known, non-zero peak
+};
+
+struct Catalog {
+  std::vector<Accelerator> accelerators;  // sorted by id
+
+  // By id or alias (case-insensitive); nullptr when absent.
+  const Accelerator* find(std::string_view id_or_alias) const;
+  // Like find, but an unknown id is Errc::not_found with "did you mean".
+  Result<const Accelerator*> get(std::string_view id_or_alias) const;
+  std::vector<std::string> ids() const;
+};
+
+// One YAML document to read: its text and the name used in messages.
+struct SourceText {
+  std::string name;  // "embedded:accelerators/nvidia-t4.yaml" or a file path
+  std::string text;
+};
+
+// Parses and validates one entry (strict: unknown keys, numbers without a
+// source, bad units are errors with "file:line"; all problems are reported
+// in one Error).
+Result<Accelerator> parse_accelerator(const SourceText& src);
+
+// Builds a catalog from the embedded entries, then overlays each path in
+// order (a .yaml file, or a folder whose *.yaml files are read). An overlay
+// entry whose id exists replaces it; duplicate ids within one layer are an
+// error.
+Result<Catalog> load_catalog(const std::vector<SourceText>& base, const std::vector<std::string>& overlay_paths);
+
+// The embedded entries (data/accelerators/*.yaml) as SourceText.
+std::vector<SourceText> embedded_sources();
+
+}  // namespace rooftop::catalog

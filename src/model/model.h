@@ -1,0 +1,126 @@
+// The performance model: a roofline per operator, composed into inference
+// (batching, LLM prefill + decode), training steps (data/tensor/pipeline
+// parallel, ring all-reduce, stragglers, gradient accumulation) and memory
+// footprints. Pure functions of (accelerator, workload, request): no I/O.
+// Formulas, efficiency factors and their derivation: docs/model.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "core/precision.h"
+#include "core/result.h"
+#include "workload/workload.h"
+
+namespace rooftop::model {
+
+enum class Scenario { offline, server, single_stream };
+enum class Bound { compute, memory, overhead, communication };
+
+std::string_view to_string(Scenario s);
+std::string_view to_string(Bound b);
+std::optional<Scenario> parse_scenario(std::string_view s);
+
+// Fractions of the catalog peaks that real kernels reach, plus fixed costs.
+// Defaults per accelerator kind are derived in docs/model.md; calibrated
+// catalog entries (bench profiles) override them.
+struct Efficiency {
+  double compute = 0;          // achieved / peak FLOP/s on large GEMMs
+  double memory = 0;           // achieved / peak bytes/s on streaming kernels
+  double op_overhead_s = 0;    // fixed cost per operator instance (launch, sync)
+  double link = 0;             // achieved / peak link bandwidth for collectives
+  double link_latency_s = 0;   // per ring step
+  std::string source;          // where these numbers come from
+};
+Efficiency efficiency_for(const catalog::Accelerator& a);
+
+struct Request {
+  const catalog::Accelerator* accelerator = nullptr;
+  const workload::Workload* workload = nullptr;
+  int count = 1;                           // devices
+  workload::Task task = workload::Task::infer;
+  std::optional<Precision> precision;      // default: the fastest supported one suited to the task
+  std::optional<int> batch;                // per-device batch (micro-batch when training); default: see Scenario
+  Scenario scenario = Scenario::offline;
+  int grad_accumulation = 1;               // training: micro-batches per optimizer step
+  double straggler_cv = 0;                 // training: coefficient of variation of per-worker step time
+  bool detail = true;                      // fill per_op (off for fast sweeps in advise)
+};
+
+struct OpPrediction {
+  std::string name;
+  workload::OpKind kind = workload::OpKind::other;
+  workload::Phase phase = workload::Phase::forward;
+  double flops = 0;        // all instances, at the batch
+  double bytes = 0;
+  double intensity = 0;    // FLOP/byte
+  double time_s = 0;
+  Bound bound = Bound::compute;
+  double share = 0;        // of total time
+};
+
+struct Memory {
+  double weights_bytes = 0;
+  double kv_cache_bytes = 0;
+  double activations_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;
+  double required_bytes = 0;   // per device
+  double capacity_bytes = 0;   // per device (0 when unknown)
+  bool fits = false;
+};
+
+struct Parallelism {
+  int data = 1, tensor = 1, pipeline = 1;
+};
+
+struct Communication {
+  double time_s = 0;             // per step (training) or per token (tensor parallel)
+  double bytes = 0;              // payload per collective
+  double eta = 0;                // the seeds' bandwidth utilisation (N-1)/N * B_eff / B_max
+  std::string link;              // link name used
+};
+
+struct Assumption {
+  std::string name;    // "compute_efficiency"
+  std::string value;   // "0.70"
+  std::string source;  // "docs/model.md#efficiency, derived from measurements.csv PV-005"
+};
+
+struct Prediction {
+  std::string accelerator;
+  std::string model;
+  int count = 1;
+  workload::Task task = workload::Task::infer;
+  Precision precision = Precision::fp16;
+  int batch = 1;                 // per device
+  double throughput = 0;         // all devices together
+  std::string throughput_unit;   // "samples/s" or "tokens/s"
+  double latency_s = 0;          // one request (infer) or one optimizer step (train)
+  double ttft_s = 0;             // LLM: time to first token
+  double tpot_s = 0;             // LLM: time per output token
+  Memory memory;
+  Bound bound = Bound::compute;  // of the whole step
+  std::vector<OpPrediction> per_op;
+  Parallelism parallelism;
+  Communication communication;
+  std::vector<Assumption> assumptions;
+};
+
+// Predicts one configuration. Errors: unsupported precision on the device
+// (message lists the ones it has), model does not fit even when sharded
+// over `count` devices, missing catalog values the model needs.
+Result<Prediction> predict(const Request& req);
+
+// Roofline time of one operator instance set at `batch`: max(compute, memory) + overhead.
+OpPrediction roofline(const workload::Operator& op, double batch, Precision p,
+                      const catalog::Accelerator& a, const Efficiency& e);
+
+// Ring all-reduce of `bytes` over `n` devices: 2(n-1)/n * bytes / bw + 2(n-1) * latency.
+double ring_allreduce_s(double bytes, int n, double link_bytes_per_s, double latency_s);
+// The seeds' eta = (n-1)/n * B_effective / B_max.
+double bandwidth_utilisation(int n, double effective_bytes_per_s, double max_bytes_per_s);
+
+}  // namespace rooftop::model

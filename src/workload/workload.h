@@ -1,0 +1,130 @@
+// Workloads: a model as a list of operators with their FLOPs, parameters and
+// activation traffic, so the roofline model can price each one on any
+// accelerator. Built from the zoo (data/models/*.yaml), a custom YAML model
+// (docs/workloads.md), or an ONNX file (src/onnx, which produces the same
+// Workload value).
+//
+// Operators are per sample and linear in the batch: the model evaluates any
+// batch size without rebuilding. Sizes are element counts; bytes come from
+// the precision at prediction time (bytes_per_element).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/precision.h"
+#include "core/result.h"
+
+namespace rooftop::workload {
+
+enum class Task { infer, train };
+enum class Phase { forward, backward, optimizer, prefill, decode };
+enum class OpKind {
+  matmul,       // GEMM / linear / batched matmul
+  conv,         // convolution (incl. transposed, depthwise)
+  attention,    // score and context matmuls of attention (QK^T, PV)
+  elementwise,  // activations, add, mul, residual, dropout
+  norm,         // batch/layer/RMS/group norm
+  softmax,
+  embedding,    // table lookups (gather)
+  pool,
+  reduce,
+  memory,       // shape-only ops: reshape, transpose, concat, copy, resize (bytes, no FLOPs)
+  other,
+};
+enum class Family { cnn, encoder, decoder_llm, recsys, diffusion, custom, onnx };
+
+std::string_view to_string(Task t);
+std::string_view to_string(Phase p);
+std::string_view to_string(OpKind k);
+std::string_view to_string(Family f);
+std::optional<Task> parse_task(std::string_view s);
+std::optional<OpKind> parse_op_kind(std::string_view s);
+
+// One operator (or `repeat` identical ones, e.g. the same layer N times).
+// All sizes are for ONE instance; FLOPs and activations are for ONE sample
+// (for LLM decode: one generated token of one sequence).
+struct Operator {
+  std::string name;                 // "layers.attn.qkv", "conv2_1.3x3"
+  OpKind kind = OpKind::other;
+  Phase phase = Phase::forward;
+  double repeat = 1;                // identical instances
+  double flops = 0;                 // per sample (multiply-add = 2 FLOPs)
+  double weight_elems = 0;          // weights read per batch, independent of batch size
+  // When > 0, the weights actually read grow with the batch until all are
+  // touched: read = min(weight_elems, batch * weight_elems_per_sample)
+  // (mixture-of-experts layers, embedding tables).
+  double weight_elems_per_sample = 0;
+  double in_elems = 0;              // activations read per sample (incl. KV cache reads in decode)
+  double out_elems = 0;             // activations written per sample
+  double params = 0;                // trainable parameters per instance
+};
+
+// Bytes one instance moves at `batch` samples and precision `p`.
+double op_bytes(const Operator& op, double batch, Precision p);
+// FLOPs of one instance at `batch` samples.
+inline double op_flops(const Operator& op, double batch) { return op.flops * batch; }
+
+struct Workload {
+  std::string id;                   // zoo id, file stem or ONNX graph name
+  std::string name;
+  Family family = Family::custom;
+  std::string sample;               // what one sample is ("one 224x224 RGB image", "one query of 384 tokens")
+  std::string throughput_unit = "samples/s";  // "tokens/s" for LLM generation
+  double params = 0;                // total parameters
+  double active_params = 0;         // parameters used per sample/token (MoE); == params otherwise
+
+  // Inference operators: phase forward, or prefill + decode for LLMs
+  // (decode ops are per generated token at the mean context length).
+  std::vector<Operator> ops;
+
+  // Memory for inference: peak live activations per sample (elements).
+  double activation_elems_per_sample = 0;
+  // Memory for training: activations kept for the backward pass per sample.
+  double train_activation_elems_per_sample = 0;
+
+  // LLMs: KV cache per token of context per sequence (elements), and the
+  // shape the ops were built for.
+  double kv_elems_per_token = 0;
+  int seq_len = 0;                  // encoder / training sequence length
+  int input_tokens = 0;             // LLM prompt tokens
+  int output_tokens = 0;            // LLM generated tokens
+
+  std::vector<std::string> references;  // sources for params / FLOPs / the sample definition
+  std::vector<std::string> unsupported_ops;  // ops an importer could not cost (listed, never zero)
+};
+
+// The shape to build a workload for. Unset fields take the model's defaults
+// (its MLPerf definition where one exists).
+struct BuildOptions {
+  std::optional<int> seq_len;
+  std::optional<int> input_tokens;
+  std::optional<int> output_tokens;
+  std::optional<int> image_size;
+};
+
+// Training step operators (forward, backward, optimizer) derived from the
+// inference forward operators: backward = 2x forward FLOPs (grads of inputs
+// and of weights), optimizer = Adam-style update over all parameters.
+std::vector<Operator> training_ops(const Workload& w);
+
+// Totals at batch 1 over `ops` (repeat included).
+struct Totals {
+  double flops = 0;
+  double bytes = 0;
+  double intensity = 0;  // flops / bytes
+};
+Totals totals(const std::vector<Operator>& ops, double batch, Precision p);
+
+// Zoo ids (sorted).
+std::vector<std::string> zoo_ids();
+
+// Builds a zoo model; unknown id is Errc::not_found with "did you mean".
+Result<Workload> build_zoo(std::string_view id, const BuildOptions& opts);
+
+// Parses a custom model YAML (docs/workloads.md); errors carry file:line.
+Result<Workload> parse_workload_yaml(std::string_view text, const std::string& name, const BuildOptions& opts);
+
+}  // namespace rooftop::workload
