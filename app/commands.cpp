@@ -4,9 +4,17 @@ namespace rooftop::app {
 
 // Declarations of every add_<name>_command (one per app/cmd_<name>.cpp).
 // (keep one per line, in the order they appear in --help)
+Command add_deploy_command(CLI::App&, const GlobalOptions&);
+Command add_catalog_command(CLI::App&, const GlobalOptions&);
+Command add_predict_command(CLI::App&, const GlobalOptions&);
+Command add_validate_command(CLI::App&, const GlobalOptions&);
 
 namespace {
 const AddCommand kCommands[] = {
+    add_catalog_command,
+    add_deploy_command,
+    add_predict_command,
+    add_validate_command,
     nullptr,  // sentinel so the array is never empty; skipped by all_commands()
 };
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "core/text.h"
 #include "core/yaml.h"
+#include "onnx/onnx.h"
 
 namespace rooftop::app {
 
@@ -17,9 +18,27 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 }
 }  // namespace
 
+Result<onnx::ImportOptions> onnx_options(const WorkloadInputs& in) {
+  onnx::ImportOptions opts;
+  for (const std::string& spec : in.onnx_inputs) {
+    Result<onnx::InputShape> s = onnx::parse_input_shape(spec);
+    if (!s) return make_error(s.error());
+    opts.inputs.push_back(std::move(*s));
+  }
+  if (in.onnx_batch) {
+    if (*in.onnx_batch <= 0) return make_error(Errc::invalid_input, "must be a positive whole number", "--batch");
+    opts.batch = *in.onnx_batch;
+  }
+  return opts;
+}
+
 Result<workload::Workload> load_workload(const std::string& ref, const WorkloadInputs& in) {
   if (ends_with(ref, ".onnx")) {
-    return make_error(Errc::unsupported, "ONNX import is not built into this binary", ref);
+    Result<onnx::ImportOptions> opts = onnx_options(in);
+    if (!opts) return make_error(opts.error());
+    Result<onnx::ImportedModel> m = onnx::import_file(ref, *opts);
+    if (!m) return make_error(m.error());
+    return std::move(m->workload);
   }
   if (ends_with(ref, ".yaml") || ends_with(ref, ".yml") || std::filesystem::exists(ref)) {
     Result<std::string> text = read_file(ref);

@@ -7,6 +7,7 @@
 
 #include "catalog/catalog.h"
 #include "command.h"
+#include "onnx/onnx.h"
 #include "workload/workload.h"
 
 namespace rooftop::app {
@@ -20,6 +21,10 @@ struct WorkloadInputs {
   std::vector<std::string> onnx_inputs;  // "name=1x3x224x224" (ONNX only)
   std::optional<int> onnx_batch;         // --batch for an ONNX batch dimension
 };
+
+// The ONNX import options `in` asks for (--input shapes, --batch); errors
+// name the bad flag.
+Result<onnx::ImportOptions> onnx_options(const WorkloadInputs& in);
 
 // `ref` is a zoo id ("llama-2-7b"), a custom model YAML file (*.yaml|*.yml)
 // or an ONNX file (*.onnx). Unknown ids answer with "did you mean".

@@ -17,7 +17,7 @@ BUILD_PKGS=(
 )
 # Tools the test-suite drives (real Prometheus, promtool, ONNX models, headless browser).
 TEST_PKGS=(
-  prometheus python3 python3-onnx python3-numpy
+  prometheus python3 python3-onnx python3-numpy python3-yaml python3-jsonschema
   chromium curl procps
 )
 

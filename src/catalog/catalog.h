@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,6 +81,7 @@ struct Accelerator {
   Kind kind = Kind::gpu;
   FormFactor form_factor = FormFactor::datacenter;
   std::optional<int> launch_year;
+  std::string launch_year_source;   // citation of launch_year
 
   // Dense peak per precision (index = static_cast<size_t>(Precision)):
   // FLOP/s for float formats, OP/s for integer formats. Sparse figures are
@@ -99,6 +101,7 @@ struct Accelerator {
   Calibration calibration;
   std::string notes;
   std::string origin;               // where the entry was read: "embedded:accelerators/x.yaml" or a path
+  std::map<std::string, std::string> sources;  // the file's `sources:` map, key -> citation
 
   const Sourced& peak(Precision p) const { return peak_flop_per_s[static_cast<std::size_t>(p)]; }
   bool supports(Precision p) const { return peak(p).known() && *peak(p).value > 0; }
@@ -125,6 +128,14 @@ struct SourceText {
 // source, bad units are errors with "file:line"; all problems are reported
 // in one Error).
 Result<Accelerator> parse_accelerator(const SourceText& src);
+
+// Every problem parse_accelerator finds, one Error each (context
+// "file:line"); empty when the entry is valid. For `rooftop catalog validate`.
+std::vector<Error> check_accelerator(const SourceText& src);
+
+// The key of the file's `sources:` map whose citation is `citation` (for
+// showing short source names); empty when none.
+std::string source_key(const Accelerator& a, const std::string& citation);
 
 // Builds a catalog from the embedded entries, then overlays each path in
 // order (a .yaml file, or a folder whose *.yaml files are read). An overlay

@@ -47,6 +47,9 @@ struct Request {
   int grad_accumulation = 1;               // training: micro-batches per optimizer step
   double straggler_cv = 0;                 // training: coefficient of variation of per-worker step time
   bool detail = true;                      // fill per_op (off for fast sweeps in advise)
+  // Server scenario: per-request latency budget. Default (docs/model.md):
+  // 100 ms for one sample; LLMs: TPOT <= 200 ms and TTFT <= 2 s.
+  std::optional<double> latency_target_s;
 };
 
 struct OpPrediction {
@@ -69,7 +72,8 @@ struct Memory {
   double optimizer_bytes = 0;
   double required_bytes = 0;   // per device
   double capacity_bytes = 0;   // per device (0 when unknown)
-  bool fits = false;
+  double usable_bytes = 0;     // capacity x usable fraction (runtime context, fragmentation)
+  bool fits = false;           // required_bytes <= usable_bytes
 };
 
 struct Parallelism {
@@ -109,6 +113,11 @@ struct Prediction {
   std::vector<Assumption> assumptions;
 };
 
+// The precision used when the request names none: inference takes the
+// fastest of int8/fp8/bf16/fp16 the device has (what MLPerf closed
+// submissions run), training bf16, else fp16, else fp32 (mixed precision).
+Result<Precision> default_precision(const catalog::Accelerator& a, workload::Task task);
+
 // Predicts one configuration. Errors: unsupported precision on the device
 // (message lists the ones it has), model does not fit even when sharded
 // over `count` devices, missing catalog values the model needs.
@@ -122,5 +131,27 @@ OpPrediction roofline(const workload::Operator& op, double batch, Precision p,
 double ring_allreduce_s(double bytes, int n, double link_bytes_per_s, double latency_s);
 // The seeds' eta = (n-1)/n * B_effective / B_max.
 double bandwidth_utilisation(int n, double effective_bytes_per_s, double max_bytes_per_s);
+// nccl-tests bus bandwidth of an all-reduce of `bytes` that took `time_s` on n devices.
+double allreduce_busbw(double bytes, int n, double time_s);
+
+// Expected maximum of n standard normal variables (Blom's approximation
+// Phi^-1((n - 0.375) / (n + 0.25))); 0 for n = 1.
+double expected_max_standard_normal(int n);
+// Synchronous step slowdown when each of n workers' step time has
+// coefficient of variation cv: 1 + cv * E[max of n standard normals].
+double straggler_factor(int n, double cv);
+
+// ---- Kernels on their own (rooftop validate, bench comparisons) -----------
+
+// Achieved FLOP/s of one dense m x n x k matmul at precision p.
+Result<double> gemm_flop_per_s(const catalog::Accelerator& a, Precision p, double m, double n, double k);
+// Achieved bytes/s of a streaming kernel (STREAM triad) moving `bytes`.
+Result<double> stream_bytes_per_s(const catalog::Accelerator& a, double bytes);
+// Predicted nccl-tests busbw of an all-reduce of `bytes` over n devices on
+// the device's scale-up link (host link when it has none).
+Result<double> allreduce_busbw_bytes_per_s(const catalog::Accelerator& a, int n, double bytes);
+// Device-to-device copy bandwidth between two devices; both directions
+// at once when `bidirectional`.
+Result<double> copy_bytes_per_s(const catalog::Accelerator& a, bool bidirectional);
 
 }  // namespace rooftop::model

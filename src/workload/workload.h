@@ -60,6 +60,9 @@ struct Operator {
   double in_elems = 0;              // activations read per sample (incl. KV cache reads in decode)
   double out_elems = 0;             // activations written per sample
   double params = 0;                // trainable parameters per instance
+  // Training: a frozen operator (e.g. a diffusion model's text encoder) runs
+  // forward only; it gets no backward and its weights no optimizer update.
+  bool frozen = false;
 };
 
 // Bytes one instance moves at `batch` samples and precision `p`.
@@ -92,6 +95,12 @@ struct Workload {
   int input_tokens = 0;             // LLM prompt tokens
   int output_tokens = 0;            // LLM generated tokens
 
+  // Forward operators of one TRAINING sample when they differ from `ops`
+  // (decoder LLMs: one sequence of seq_len tokens, LM head on every token;
+  // diffusion: one denoising step of one image). Empty: the forward ops of
+  // `ops` are the training forward pass.
+  std::vector<Operator> train_forward_ops;
+
   std::vector<std::string> references;  // sources for params / FLOPs / the sample definition
   std::vector<std::string> unsupported_ops;  // ops an importer could not cost (listed, never zero)
 };
@@ -110,13 +119,32 @@ struct BuildOptions {
 // and of weights), optimizer = Adam-style update over all parameters.
 std::vector<Operator> training_ops(const Workload& w);
 
-// Totals at batch 1 over `ops` (repeat included).
+// The forward operators one training sample runs (train_forward_ops, or the
+// forward-phase ops of `ops`).
+std::vector<Operator> train_forward(const Workload& w);
+
+// Totals at `batch` over `ops` (repeat included).
 struct Totals {
   double flops = 0;
   double bytes = 0;
   double intensity = 0;  // flops / bytes
 };
 Totals totals(const std::vector<Operator>& ops, double batch, Precision p);
+
+// Memory a workload needs at `batch` and precision `p` (docs/workloads.md):
+// inference = weights + KV cache (LLMs, full input+output context) +
+// activations; training (mixed precision) = weights + gradients at `p` +
+// fp32 master weights and Adam moments (12 bytes per parameter; 8 when p is
+// fp32) + activations kept for the backward pass.
+struct Footprint {
+  double weights_bytes = 0;
+  double kv_cache_bytes = 0;
+  double activations_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;
+  double total_bytes = 0;
+};
+Footprint footprint(const Workload& w, Task task, double batch, Precision p);
 
 // Zoo ids (sorted).
 std::vector<std::string> zoo_ids();

@@ -1,0 +1,215 @@
+// `rooftop predict`: one model on one accelerator type (x count) through the
+// roofline model (src/model): throughput, latency, memory fit, the bound,
+// the most expensive operators and every assumption behind the numbers.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "command.h"
+#include "core/text.h"
+#include "inputs.h"
+#include "model/model.h"
+#include "report/report.h"
+
+namespace rooftop::app {
+namespace {
+
+using nlohmann::json;
+
+struct PredictOptions {
+  std::string model, accelerator, task = "infer", precision, scenario = "offline", latency_target;
+  int count = 1;
+  std::optional<int> batch, input_tokens, output_tokens, seq;
+  int grad_accumulation = 1;
+  double straggler_cv = 0;
+  int top = 10;
+  bool json = false;
+};
+
+std::string g(double v) { return fmt::format("{:.4g}", v); }
+
+json prediction_json(const model::Prediction& p) {
+  json per_op = json::array();
+  for (const model::OpPrediction& o : p.per_op) {
+    per_op.push_back({{"name", o.name},
+                      {"kind", std::string(workload::to_string(o.kind))},
+                      {"phase", std::string(workload::to_string(o.phase))},
+                      {"flops", o.flops},
+                      {"bytes", o.bytes},
+                      {"intensity_flop_per_byte", o.intensity},
+                      {"time_s", o.time_s},
+                      {"bound", std::string(model::to_string(o.bound))},
+                      {"share", o.share}});
+  }
+  json assumptions = json::object();
+  for (const model::Assumption& a : p.assumptions) assumptions[a.name] = {{"value", a.value}, {"source", a.source}};
+  const model::Memory& m = p.memory;
+  json j = {{"accelerator", p.accelerator},
+            {"count", p.count},
+            {"model", p.model},
+            {"task", std::string(workload::to_string(p.task))},
+            {"precision", std::string(to_string(p.precision))},
+            {"batch", p.batch},
+            {"throughput", {{"value", p.throughput}, {"unit", p.throughput_unit}}},
+            {"latency_s", p.latency_s},
+            {"memory",
+             {{"required_bytes", m.required_bytes},
+              {"capacity_bytes", m.capacity_bytes},
+              {"usable_bytes", m.usable_bytes},
+              {"fits", m.fits},
+              {"weights_bytes", m.weights_bytes},
+              {"kv_cache_bytes", m.kv_cache_bytes},
+              {"activations_bytes", m.activations_bytes},
+              {"gradients_bytes", m.gradients_bytes},
+              {"optimizer_bytes", m.optimizer_bytes}}},
+            {"bound", std::string(model::to_string(p.bound))},
+            {"parallelism", {{"data", p.parallelism.data}, {"tensor", p.parallelism.tensor}, {"pipeline", p.parallelism.pipeline}}},
+            {"communication",
+             {{"time_s", p.communication.time_s},
+              {"bytes", p.communication.bytes},
+              {"eta", p.communication.eta},
+              {"link", p.communication.link.empty() ? json(nullptr) : json(p.communication.link)}}},
+            {"per_op", per_op},
+            {"assumptions", assumptions}};
+  if (p.tpot_s > 0) j["ttft_s"] = p.ttft_s, j["tpot_s"] = p.tpot_s;
+  return j;
+}
+
+std::string text_output(const model::Prediction& p, int top) {
+  std::string out = fmt::format("{} on {} x {}: {} {}, {}, batch {} per device\n", p.model, p.count, p.accelerator,
+                                workload::to_string(p.task), to_string(p.precision),
+                                fmt::format("data {} x tensor {}", p.parallelism.data, p.parallelism.tensor), p.batch);
+  report::Table t;
+  t.headers = {"metric", "value"};
+  t.rows.push_back({"throughput", si(p.throughput, p.throughput_unit)});
+  t.rows.push_back({p.task == workload::Task::train ? "step time" : "latency", human_seconds(p.latency_s)});
+  if (p.tpot_s > 0) {
+    t.rows.push_back({"time to first token", human_seconds(p.ttft_s)});
+    t.rows.push_back({"time per output token", human_seconds(p.tpot_s)});
+  }
+  const model::Memory& m = p.memory;
+  t.rows.push_back({"memory per device", fmt::format("{} of {} usable ({} capacity), {}", iec_bytes(m.required_bytes),
+                                                     iec_bytes(m.usable_bytes), iec_bytes(m.capacity_bytes),
+                                                     m.fits ? "fits" : "does not fit")});
+  t.rows.push_back({"  weights / kv / activations", fmt::format("{} / {} / {}", iec_bytes(m.weights_bytes),
+                                                                iec_bytes(m.kv_cache_bytes), iec_bytes(m.activations_bytes))});
+  if (p.task == workload::Task::train)
+    t.rows.push_back({"  gradients / optimizer", fmt::format("{} / {}", iec_bytes(m.gradients_bytes), iec_bytes(m.optimizer_bytes))});
+  t.rows.push_back({"bound", std::string(model::to_string(p.bound))});
+  if (!p.communication.link.empty())
+    t.rows.push_back({"communication", fmt::format("{} per {} over {}, eta {}", human_seconds(p.communication.time_s),
+                                                   p.task == workload::Task::train ? "step" : "pass",
+                                                   p.communication.link, g(p.communication.eta))});
+  out += t.render_text();
+
+  std::vector<const model::OpPrediction*> ops;
+  for (const model::OpPrediction& o : p.per_op) ops.push_back(&o);
+  std::sort(ops.begin(), ops.end(), [](auto* a, auto* b) { return a->time_s > b->time_s; });
+  if (!ops.empty() && top > 0) {
+    report::Table o;
+    o.headers = {"op", "phase", "kind", "time", "share", "FLOP/byte", "bound"};
+    o.align = {report::Align::left, report::Align::left, report::Align::left, report::Align::right,
+               report::Align::right, report::Align::right, report::Align::left};
+    for (std::size_t i = 0; i < ops.size() && i < static_cast<std::size_t>(top); ++i) {
+      const model::OpPrediction& x = *ops[i];
+      o.rows.push_back({x.name, std::string(workload::to_string(x.phase)), std::string(workload::to_string(x.kind)),
+                        human_seconds(x.time_s), fmt::format("{:.1f} %", x.share * 100), g(x.intensity),
+                        std::string(model::to_string(x.bound))});
+    }
+    out += fmt::format("\ntop {} of {} operators by time:\n", o.rows.size(), ops.size()) + o.render_text();
+  }
+  out += "\nassumptions:\n";
+  for (const model::Assumption& a : p.assumptions) out += fmt::format("  {} = {}  ({})\n", a.name, a.value, a.source);
+  return out;
+}
+
+int run_predict(const PredictOptions& o, const GlobalOptions& global) {
+  Result<catalog::Catalog> cat = load_catalog(global);
+  if (!cat) return report_error(cat.error());
+  Result<const catalog::Accelerator*> acc = cat->get(o.accelerator);
+  if (!acc) {
+    Error e = acc.error();
+    if (e.context.empty()) e.context = "--accelerator";
+    return report_error(e);
+  }
+  std::optional<workload::Task> task = workload::parse_task(o.task);
+  if (!task) return report_error({Errc::invalid_input, "unknown task '" + o.task + "' (infer or train)", "--task"});
+  std::optional<model::Scenario> scenario = model::parse_scenario(o.scenario);
+  if (!scenario)
+    return report_error({Errc::invalid_input, "unknown scenario '" + o.scenario + "' (offline, server, single-stream)", "--scenario"});
+  model::Request req;
+  req.accelerator = *acc;
+  req.count = o.count;
+  req.task = *task;
+  req.scenario = *scenario;
+  req.batch = o.batch;
+  req.grad_accumulation = o.grad_accumulation;
+  req.straggler_cv = o.straggler_cv;
+  if (!o.precision.empty()) {
+    req.precision = parse_precision(o.precision);
+    if (!req.precision)
+      return report_error({Errc::invalid_input, "unknown precision '" + o.precision +
+                                                    "' (fp64, fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)", "--precision"});
+  }
+  if (!o.latency_target.empty()) {
+    Result<double> t = parse_duration(o.latency_target);
+    if (!t) return report_error({Errc::invalid_input, t.error().message, "--latency-target"});
+    req.latency_target_s = *t;
+  }
+  WorkloadInputs in;
+  in.build.input_tokens = o.input_tokens;
+  in.build.output_tokens = o.output_tokens;
+  in.build.seq_len = o.seq;
+  in.onnx_batch = o.batch;
+  Result<workload::Workload> w = load_workload(o.model, in);
+  if (!w) {
+    Error e = w.error();
+    if (e.context.empty()) e.context = "--model";
+    return report_error(e);
+  }
+  req.workload = &*w;
+  Result<model::Prediction> p = model::predict(req);
+  if (!p) return report_error(p.error());
+  std::string text = o.json ? prediction_json(*p).dump(2) + "\n" : text_output(*p, o.top);
+  std::fputs(text.c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
+  auto o = std::make_shared<PredictOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "predict",
+      "Predict throughput, latency and memory of a model on an accelerator (roofline per operator).\n"
+      "Each operator takes max(FLOPs / (peak x compute efficiency), bytes / (bandwidth x memory\n"
+      "efficiency)) + a fixed overhead; LLMs run prefill + decode under continuous batching; several\n"
+      "devices run data parallel, or tensor parallel when one cannot hold the model. Formulas,\n"
+      "efficiency factors and their sources: docs/model.md.");
+  sub->add_option("--model", o->model, "Zoo id (see `rooftop workload list`) or a model YAML file")->required();
+  sub->add_option("--accelerator", o->accelerator, "Catalog id or alias (see `rooftop catalog list`)")->required();
+  sub->add_option("--count", o->count, "Number of devices (default 1)");
+  sub->add_option("--task", o->task, "infer or train (default infer)");
+  sub->add_option("--precision", o->precision, "fp32, tf32, fp16, bf16, fp8, int8, int4, fp4 (default: fastest suited)");
+  sub->add_option("--batch", o->batch, "Per-device batch (micro-batch when training); default chosen per scenario");
+  sub->add_option("--input-tokens", o->input_tokens, "LLM prompt tokens (default: the model's MLPerf mean)");
+  sub->add_option("--output-tokens", o->output_tokens, "LLM generated tokens (default: the model's MLPerf mean)");
+  sub->add_option("--seq", o->seq, "Sequence length (encoders, LLM training)");
+  sub->add_option("--scenario", o->scenario, "offline, server or single-stream (default offline)");
+  sub->add_option("--latency-target", o->latency_target, "Server latency budget (\"100ms\"; LLMs: time per output token)");
+  sub->add_option("--grad-accumulation", o->grad_accumulation, "Training: micro-batches per optimizer step (default 1)");
+  sub->add_option("--straggler-cv", o->straggler_cv, "Training: coefficient of variation of per-worker step time (default 0)");
+  sub->add_option("--top", o->top, "Operators listed in the table (default 10)");
+  sub->add_flag("--json", o->json, "Machine-readable output (contract in docs/model.md#json)");
+  sub->footer(
+      "Examples:\n"
+      "  rooftop predict --model resnet50 --accelerator nvidia-t4\n"
+      "  rooftop predict --model llama-2-70b --accelerator h100 --count 8 --precision fp8 --json\n"
+      "  rooftop predict --model gpt-3-175b --accelerator nvidia-h100-sxm5-80gb --count 64 --task train --batch 1");
+  return {sub, [o, &global] { return run_predict(*o, global); }};
+}
+
+}  // namespace rooftop::app

@@ -1,0 +1,107 @@
+// `rooftop validate FILE.csv`: predicts every row of a measurement CSV (the
+// format of tests/data/validation/measurements.csv) from its columns alone
+// and reports the error of each and the median absolute percentage error.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "command.h"
+#include "core/text.h"
+#include "core/yaml.h"
+#include "inputs.h"
+#include "model/validate.h"
+#include "report/report.h"
+
+namespace rooftop::app {
+namespace {
+
+using nlohmann::json;
+
+struct ValidateOptions {
+  std::string file;
+  bool json = false;
+};
+
+std::string g(double v) { return fmt::format("{:.4g}", v); }
+
+json validation_json(const model::Validation& v) {
+  json rows = json::array();
+  for (const model::RowResult& r : v.rows) {
+    rows.push_back({{"id", r.id},
+                    {"accelerator", r.accelerator},
+                    {"model", r.model},
+                    {"category", r.category},
+                    {"metric", r.metric},
+                    {"unit", r.unit},
+                    {"measured", r.measured},
+                    {"predicted", r.predicted ? json(*r.predicted) : json(nullptr)},
+                    {"error_pct", r.predicted ? json(r.error_pct) : json(nullptr)},
+                    {"method", r.method.empty() ? json(nullptr) : json(r.method)},
+                    {"reason", r.reason.empty() ? json(nullptr) : json(r.reason)}});
+  }
+  return {{"rows", rows},
+          {"predicted_rows", v.predicted},
+          {"total_rows", v.rows.size()},
+          {"mdape", v.mdape_pct ? json(*v.mdape_pct) : json(nullptr)}};
+}
+
+std::string text_output(const model::Validation& v) {
+  report::Table t;
+  t.headers = {"id", "accelerator", "model", "unit", "measured", "predicted", "error", "how"};
+  t.align = {report::Align::left, report::Align::left, report::Align::left, report::Align::left,
+             report::Align::right, report::Align::right, report::Align::right, report::Align::left};
+  std::string skipped;
+  for (const model::RowResult& r : v.rows) {
+    if (!r.predicted) {
+      skipped += fmt::format("  {}: {}\n", r.id, r.reason);
+      continue;
+    }
+    t.rows.push_back({r.id, r.accelerator, r.model, r.unit, g(r.measured), g(*r.predicted),
+                      fmt::format("{:+.1f} %", r.error_pct), r.method});
+  }
+  std::string out = t.render_text();
+  out += fmt::format("\npredicted {} of {} rows; MdAPE {}\n", v.predicted, v.rows.size(),
+                     v.mdape_pct ? fmt::format("{:.1f} %", *v.mdape_pct) : std::string("n/a"));
+  if (!skipped.empty()) out += "not predicted:\n" + skipped;
+  return out;
+}
+
+int run_validate(const ValidateOptions& o, const GlobalOptions& global) {
+  Result<std::string> text = read_file(o.file);
+  if (!text) return report_error(text.error());
+  Result<std::vector<model::MeasurementRow>> rows = model::parse_measurements(*text, o.file);
+  if (!rows) return report_error(rows.error());
+  Result<catalog::Catalog> cat = load_catalog(global);
+  if (!cat) return report_error(cat.error());
+  model::WorkloadLoader load = [](const std::string& id) -> Result<workload::Workload> {
+    if (trim(id).empty()) return make_error(Errc::invalid_input, "no model_id");
+    return load_workload(id, WorkloadInputs{});
+  };
+  model::Validation v = model::validate(*rows, *cat, load);
+  std::string out = o.json ? validation_json(v).dump(2) + "\n" : text_output(v);
+  std::fputs(out.c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
+  auto o = std::make_shared<ValidateOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "validate",
+      "Check the performance model against published measurements: predicts every row of a CSV in\n"
+      "the format of tests/data/validation/measurements.csv (GEMM TFLOP/s, STREAM bandwidth,\n"
+      "all-reduce busbw, MLPerf throughput and latency) from its columns alone, prints predicted vs\n"
+      "measured, the median absolute percentage error (MdAPE), and why a row cannot be predicted.");
+  sub->add_option("file", o->file, "Measurement CSV")->required();
+  sub->add_flag("--json", o->json, "Machine-readable output: rows with id, measured, predicted, reason; mdape (%)");
+  sub->footer(
+      "Examples:\n"
+      "  rooftop validate tests/data/validation/measurements.csv\n"
+      "  rooftop validate my-cluster-results.csv --json | jq .mdape");
+  return {sub, [o, &global] { return run_validate(*o, global); }};
+}
+
+}  // namespace rooftop::app

@@ -1,0 +1,226 @@
+// The advisor's pipeline: filter the catalog by the scenario's static
+// constraints, size every remaining accelerator (infer.cpp / train.cpp),
+// apply the count-dependent constraints (power, budget), price it over the
+// horizon, score the five criteria, mark the Pareto front and rank.
+#include "advise/advise.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "advise/evaluate.h"
+#include "advise/formulas.h"
+#include "advise/internal.h"
+#include "core/text.h"
+
+namespace rooftop::advise {
+
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+bool named(const catalog::Accelerator& a, const std::vector<std::string>& names) {
+  if (contains(names, a.id)) return true;
+  for (const std::string& alias : a.aliases) {
+    if (contains(names, to_lower(alias))) return true;
+  }
+  return false;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& x : v) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+std::string precision_names(const std::vector<Precision>& ps) {
+  std::vector<std::string> v;
+  for (Precision p : ps) v.emplace_back(to_string(p));
+  return join(v);
+}
+
+// Reasons that do not depend on the device count; empty when none.
+std::string static_reason(const Scenario& s, const catalog::Accelerator& a, std::vector<Precision>& usable) {
+  if (!s.accelerators_include.empty() && !named(a, s.accelerators_include)) return "not in constraints.accelerators.include";
+  if (named(a, s.accelerators_exclude)) return "excluded by constraints.accelerators.exclude";
+  if (!s.vendors_include.empty() && !contains(s.vendors_include, a.vendor)) return "vendor " + a.vendor + " not in constraints.vendors.include";
+  if (contains(s.vendors_exclude, a.vendor)) return "vendor " + a.vendor + " excluded by constraints.vendors.exclude";
+  if (!s.form_factors.empty() &&
+      std::find(s.form_factors.begin(), s.form_factors.end(), a.form_factor) == s.form_factors.end()) {
+    return "form factor " + std::string(catalog::to_string(a.form_factor)) + " not allowed";
+  }
+  if (s.max_power_per_device_w) {
+    if (!a.power_w.known()) return "TDP unknown in the catalog: cannot check the per-device power limit";
+    if (*a.power_w.value > *s.max_power_per_device_w) {
+      return "TDP " + si(*a.power_w.value, "W") + " over the " + si(*s.max_power_per_device_w, "W") + " per-device limit";
+    }
+  }
+  if (std::string eco = ecosystem_gap(s, a); !eco.empty()) return eco;
+  usable.clear();
+  for (Precision p : s.precisions) {
+    if (a.supports(p)) usable.push_back(p);
+  }
+  if (usable.empty()) {
+    return "supports none of the allowed precisions " + precision_names(s.precisions) + " (has " +
+           precision_names(a.precisions()) + ")";
+  }
+  return "";
+}
+
+// Count-dependent constraints and pricing; a reason when violated.
+std::string price_and_check(const Scenario& s, Candidate& c) {
+  const catalog::Accelerator& a = *c.accelerator;
+  if (a.power_w.known()) c.power_w = *a.power_w.value * c.count;
+  TcoInput in;
+  in.count = c.count;
+  in.unit_price_usd = a.price.list_usd.value;
+  in.cloud_usd_per_hour = a.price.cloud_usd_per_hour.value;
+  in.power_w = a.power_w.value;
+  in.cloud = s.deployment == Deployment::cloud;
+  in.horizon_years = s.horizon_years;
+  in.utilisation = s.utilisation;
+  in.pue = s.pue;
+  in.energy_usd_per_kwh = s.energy_usd_per_kwh;
+  in.amortisation_years = s.amortisation_years;
+  TcoOutput t = tco(in);
+  c.cost = Cost{t.capex_usd, t.energy_usd, t.cloud_usd, t.tco_usd, t.energy_kwh};
+  c.priced = t.tco_usd.has_value();
+  const std::string n = std::to_string(c.count) + " x ";
+  if (s.max_power_total_w) {
+    if (!c.power_w) return "TDP unknown in the catalog: cannot check the total power limit";
+    if (*c.power_w > *s.max_power_total_w) {
+      return n + si(*a.power_w.value, "W") + " = " + si(*c.power_w, "W") + ", over the " +
+             si(*s.max_power_total_w, "W") + " total power limit";
+    }
+  }
+  if (s.budget_capex_usd) {
+    if (!a.price.list_usd.known()) return "no list price in the catalog: cannot check the capex budget";
+    const double capex = *a.price.list_usd.value * c.count;
+    if (capex > *s.budget_capex_usd) {
+      return n + "$" + si(*a.price.list_usd.value) + " = $" + si(capex) + ", over the $" + si(*s.budget_capex_usd) + " budget";
+    }
+  }
+  if (s.budget_cloud_usd_per_hour) {
+    if (!a.price.cloud_usd_per_hour.known()) return "no cloud price in the catalog: cannot check the $/hour budget";
+    const double rate = *a.price.cloud_usd_per_hour.value * c.count;
+    if (rate > *s.budget_cloud_usd_per_hour) {
+      return n + "$" + si(*a.price.cloud_usd_per_hour.value) + "/h = $" + si(rate) + "/h, over the $" +
+             si(*s.budget_cloud_usd_per_hour) + "/h budget";
+    }
+  }
+  if (!c.priced) {
+    c.notes.push_back(std::string(s.deployment == Deployment::cloud ? "no cloud price" : "no list price or TDP") +
+                      " in the catalog: cost unknown, not ranked on cost");
+  }
+  return "";
+}
+
+// The per-operator roofline of the chosen configuration (bandwidth fit and
+// the report's roofline chart).
+void attach_roofline(const Scenario& s, const workload::Workload& w, const std::vector<workload::Operator>& train_ops,
+                     Candidate& c) {
+  detail::roofline_points(s.task == workload::Task::train ? train_ops : w.ops, c.batch, c.precision, *c.accelerator,
+                          c.ops, c.achieved_flop_per_s);
+}
+
+}  // namespace
+
+Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const workload::Workload& w) {
+  if (w.ops.empty()) return make_error(Errc::invalid_input, "the model has no operators to cost", s.model_line);
+  Advice out;
+  out.scenario_name = s.name;
+  out.model = w.id;
+  double train_samples = s.train_samples;
+  if (s.objective == ObjectiveKind::train && s.train_tokens > 0) {
+    if (w.seq_len <= 0) {
+      return make_error(Errc::invalid_input, "train_tokens needs a sequence length; set workload.seq_len", s.file);
+    }
+    train_samples = s.train_tokens / w.seq_len;
+  }
+  out.throughput_unit = s.objective == ObjectiveKind::train ? (s.train_tokens > 0 ? "tokens/s" : "samples/s")
+                                                             : w.throughput_unit;
+  auto size = [&](const catalog::Accelerator& a, std::vector<Precision> precs, std::optional<int> fixed) {
+    detail::SizingInput in{&s, &w, &a, fixed, std::move(precs), train_samples};
+    return s.task == workload::Task::train ? detail::size_training(in) : detail::size_inference(in);
+  };
+
+  const std::vector<workload::Operator> train_ops =
+      s.task == workload::Task::train ? workload::training_ops(w) : std::vector<workload::Operator>{};
+  for (const catalog::Accelerator& a : cat.accelerators) {
+    std::vector<Precision> usable;
+    if (std::string why = static_reason(s, a, usable); !why.empty()) {
+      out.rejected.push_back({a.id, why, std::nullopt, std::nullopt});
+      continue;
+    }
+    detail::Sizing sz = size(a, usable, std::nullopt);
+    out.configs_evaluated += sz.configs;
+    if (!sz.candidate) {
+      out.rejected.push_back(*sz.rejection);
+      continue;
+    }
+    if (std::string why = price_and_check(s, *sz.candidate); !why.empty()) {
+      out.rejected.push_back({a.id, why, std::nullopt, std::nullopt});
+      continue;
+    }
+    attach_roofline(s, w, train_ops, *sz.candidate);
+    out.candidates.push_back(std::move(*sz.candidate));
+  }
+
+  if (s.baseline) {
+    Result<const catalog::Accelerator*> a = cat.get(s.baseline->accelerator);
+    if (!a) return make_error(a.error().code, a.error().message, s.file + ": baseline.accelerator");
+    std::vector<Precision> precs = s.baseline->precision ? std::vector<Precision>{*s.baseline->precision} : s.precisions;
+    std::erase_if(precs, [&](Precision p) { return !(*a)->supports(p); });
+    detail::Sizing sz = size(**a, precs, s.baseline->count);
+    out.configs_evaluated += sz.configs;
+    if (!sz.candidate) {
+      return make_error(Errc::invalid_input,
+                        "baseline " + std::to_string(s.baseline->count) + " x " + (*a)->id + " cannot run the workload: " +
+                            sz.rejection->reason,
+                        s.file + ": baseline");
+    }
+    if (std::string why = price_and_check(s, *sz.candidate); !why.empty()) {
+      sz.candidate->notes.push_back("outside the constraints: " + why);
+    }
+    attach_roofline(s, w, train_ops, *sz.candidate);
+    out.baseline = std::move(*sz.candidate);
+  }
+
+  score_and_rank(s, out);
+  std::sort(out.rejected.begin(), out.rejected.end(),
+            [](const Rejection& x, const Rejection& y) { return x.accelerator < y.accelerator; });
+  add_assumptions(s, w, out);
+  return out;
+}
+
+std::string nothing_feasible(const Scenario& s, const Advice& a) {
+  if (!a.candidates.empty()) return "";
+  std::vector<const Rejection*> misses;
+  for (const Rejection& r : a.rejected) {
+    if (r.shortfall) misses.push_back(&r);
+  }
+  std::sort(misses.begin(), misses.end(), [](const Rejection* x, const Rejection* y) {
+    return *x->shortfall != *y->shortfall ? *x->shortfall < *y->shortfall : x->accelerator < y->accelerator;
+  });
+  std::string target;
+  switch (s.objective) {
+    case ObjectiveKind::latency: target = human_seconds(s.p99_latency_s) + " p99"; break;
+    case ObjectiveKind::throughput: target = si(s.throughput_per_s, a.throughput_unit); break;
+    case ObjectiveKind::train: target = "the " + human_seconds(s.deadline_s) + " training deadline"; break;
+  }
+  std::string msg = "nothing meets " + target + " under the constraints";
+  if (misses.empty()) {
+    msg += "; no accelerator came close (" + std::to_string(a.rejected.size()) + " rejected: see --json)";
+    return msg;
+  }
+  msg += "; closest: ";
+  for (std::size_t i = 0; i < misses.size() && i < 3; ++i) {
+    const Rejection& r = *misses[i];
+    std::string v = s.objective == ObjectiveKind::throughput ? si(*r.achieved, a.throughput_unit) : human_seconds(*r.achieved);
+    msg += (i ? ", " : "") + r.accelerator + " at " + v;
+  }
+  return msg;
+}
+
+}  // namespace rooftop::advise

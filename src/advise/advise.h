@@ -1,0 +1,142 @@
+// Advise, the main job: a scenario (workload, objective, constraints,
+// economics) is evaluated on every catalog accelerator. For each one the
+// advisor picks a precision among those allowed, sizes the device count and
+// the batch (serving: a queueing model of request batching; training: a
+// search over data/tensor/pipeline splits and micro-batches), checks the
+// constraints, and scores the seeds' five criteria (compute adequacy,
+// bandwidth fit, precision, ecosystem, energy efficiency and TCO). The
+// result is the ranked feasible set with its Pareto front, the rejected
+// accelerators with one-line reasons, and an explanation per finalist.
+//
+// Pure: catalog + workload + scenario in, Advice out (app/cmd_advise.cpp
+// does the I/O). Formulas and their sources: docs/advise.md.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "advise/scenario.h"
+#include "catalog/catalog.h"
+#include "core/result.h"
+#include "report/report.h"
+#include "workload/workload.h"
+
+namespace rooftop::advise {
+
+// Money over the horizon. Empty = unknown (a catalog price or TDP is missing).
+struct Cost {
+  std::optional<double> capex_usd;   // on-prem: list price x count (amortised share)
+  std::optional<double> energy_usd;  // on-prem: kWh x PUE x price
+  std::optional<double> cloud_usd;   // cloud: device-hours x $/h
+  std::optional<double> tco_usd;     // capex + energy, or cloud
+  std::optional<double> energy_kwh;  // facility energy (PUE included)
+};
+
+// The five criteria, each 0..1 (docs/advise.md#scores). The fifth criterion is
+// two numbers: energy efficiency and TCO (empty when the price is unknown).
+struct Scores {
+  double compute_adequacy = 0;
+  double bandwidth_fit = 0;
+  double precision = 0;
+  double ecosystem = 0;
+  std::optional<double> energy_efficiency;
+  std::optional<double> tco;
+  double total = 0;  // weighted mean of the known scores
+};
+
+// Training only: the split found by the search.
+struct TrainPlan {
+  int data = 1, tensor = 1, pipeline = 1;
+  int micro_batch = 1;
+  int grad_accumulation = 1;       // micro-batches per optimizer step per data-parallel rank
+  double step_s = 0;               // one optimizer step, straggler penalty included
+  double compute_s = 0;            // pipeline compute of one step (bubble included)
+  double tp_comm_s = 0;            // tensor-parallel all-reduces per step
+  double dp_comm_s = 0;            // gradient ring all-reduce per step
+  double bubble_fraction = 0;      // (p-1)/(k+p-1)
+  double straggler_factor = 1;     // E[max of N workers] / mean
+  double eta = 0;                  // the seeds' bandwidth utilisation of the gradient all-reduce
+  double memory_bytes = 0;         // per device
+  double steps = 0;
+  double time_to_train_s = 0;
+};
+
+// One operator on a roofline: x = FLOP/byte, y = attained FLOP/s.
+struct OpPoint {
+  std::string name;
+  double intensity = 0;
+  double flop_per_s = 0;
+  double time_share = 0;
+};
+
+struct Candidate {
+  const catalog::Accelerator* accelerator = nullptr;
+  int count = 1;                    // devices in total
+  int replica_devices = 1;          // serving: devices holding one model copy
+  Precision precision = Precision::fp16;
+  int batch = 1;                    // per device (training: micro-batch)
+  double throughput = 0;            // all devices, in `throughput_unit`
+  std::string throughput_unit;
+  double latency_s = 0;             // serving: p99 per request; training: optimizer step
+  double service_s = 0;             // serving: time to compute one batch
+  double utilisation = 0;           // demand / capacity (serving: rho; training: time / deadline)
+  double memory_bytes = 0;          // per device
+  std::optional<double> cold_start_s;
+  std::optional<double> power_w;    // all devices at TDP
+  std::optional<double> perf_per_w; // throughput / power
+  double achieved_flop_per_s = 0;   // per device, from the per-operator rooflines
+  Cost cost;
+  Scores scores;
+  bool priced = false;              // TCO known: ranked on cost
+  bool pareto = false;
+  bool meets_objective = true;      // false only for a baseline that misses it
+  std::optional<TrainPlan> train;
+  std::string precision_risk;
+  std::vector<OpPoint> ops;         // the heaviest operators, for the roofline
+  std::vector<std::string> explanation;  // criterion by criterion
+  std::vector<std::string> notes;        // unknowns and assumptions specific to this part
+};
+
+struct Rejection {
+  std::string accelerator;
+  std::string reason;               // one line
+  // How close it came to the objective (for "closest misses"): the value
+  // achieved and its shortfall as a ratio >= 1 (1 = met); empty when the
+  // rejection is not about the objective (vendor, ecosystem, ...).
+  std::optional<double> achieved;
+  std::optional<double> shortfall;
+};
+
+struct Assumption {
+  std::string name, value, source;
+};
+
+struct Advice {
+  std::string scenario_name;
+  std::string model;
+  std::string throughput_unit;
+  std::vector<Candidate> candidates;  // ranked, best first
+  std::vector<Rejection> rejected;    // sorted by accelerator id
+  std::optional<Candidate> baseline;  // the scenario's current/planned setup, scored alike
+  std::vector<Assumption> assumptions;
+  long long configs_evaluated = 0;
+};
+
+// Runs the advisor. Errors: the scenario's model cannot be costed (no
+// operators), or the baseline names an unknown accelerator. An empty feasible
+// set is not an error here: see nothing_feasible().
+Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const workload::Workload& w);
+
+// When no candidate is feasible: "nothing meets 20 ms p99; closest:
+// X at 27 ms, ..." naming up to three closest misses; empty otherwise.
+std::string nothing_feasible(const Scenario& s, const Advice& a);
+
+// The report: summary table, explanation per finalist, a roofline per
+// finalist with the workload's operators, cost vs performance with the Pareto
+// front, TCO breakdown bars, rejected list and assumptions.
+report::Document build_report(const Scenario& s, const Advice& a, std::size_t top);
+
+}  // namespace rooftop::advise

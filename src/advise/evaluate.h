@@ -1,0 +1,45 @@
+// Internal to advise: sizing one accelerator for the scenario's objective.
+// infer.cpp sizes serving (replica, batch, replica count under the queueing
+// model); train.cpp searches data/tensor/pipeline splits and micro-batches.
+// Both return either a sized Candidate (before constraints and scores) or a
+// Rejection saying how close the part came to the objective.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "advise/advise.h"
+
+namespace rooftop::advise::detail {
+
+// Fraction of device memory a workload may use (the same convention as the
+// model: vLLM's default gpu_memory_utilization = 0.9).
+inline constexpr double kUsableMemoryFraction = 0.9;
+
+struct Sizing {
+  std::optional<Candidate> candidate;
+  std::optional<Rejection> rejection;
+  long long configs = 0;  // configurations evaluated
+};
+
+// What one evaluation may use: the scenario, the workload, and for a
+// baseline a fixed device count and precision.
+struct SizingInput {
+  const Scenario* scenario = nullptr;
+  const workload::Workload* workload = nullptr;
+  const catalog::Accelerator* accelerator = nullptr;
+  std::optional<int> fixed_count;
+  std::vector<Precision> precisions;  // allowed and supported, in preference order
+  double train_samples = 0;           // training: samples in the run
+};
+
+Sizing size_inference(const SizingInput& in);
+Sizing size_training(const SizingInput& in);
+
+// The heaviest operators on the roofline (by time) at `batch`, and the
+// attained FLOP/s of the whole operator list.
+void roofline_points(const std::vector<workload::Operator>& ops, double batch, Precision p,
+                     const catalog::Accelerator& a, std::vector<OpPoint>& points, double& achieved_flop_per_s);
+
+}  // namespace rooftop::advise::detail

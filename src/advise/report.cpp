@@ -1,0 +1,177 @@
+// The advise report as a report::Document: summary, one section per
+// finalist (explanation and a roofline with the workload's operators), cost
+// vs performance with the Pareto front, the TCO breakdown, the rejected
+// accelerators and the assumptions. Rendered by the report module to
+// Markdown or self-contained HTML.
+#include <algorithm>
+#include <cmath>
+
+#include "advise/advise.h"
+#include "core/text.h"
+
+namespace rooftop::advise {
+
+namespace {
+
+std::string fixed(double x, int digits) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+std::string money(const std::optional<double>& v) { return v ? "$" + si(*v) : "unknown"; }
+
+std::string objective_text(const Scenario& s, const std::string& unit) {
+  switch (s.objective) {
+    case ObjectiveKind::throughput: return "throughput >= " + si(s.throughput_per_s, unit);
+    case ObjectiveKind::latency:
+      return "p99 latency <= " + human_seconds(s.p99_latency_s) + " at " + si(s.arrival_rate_per_s, "requests/s");
+    case ObjectiveKind::train:
+      return "train on " + (s.train_tokens > 0 ? si(s.train_tokens, "tokens") : si(s.train_samples, "samples")) +
+             " within " + human_seconds(s.deadline_s);
+  }
+  return "";
+}
+
+std::vector<std::string> row(std::size_t rank, const Candidate& c) {
+  return {rank ? std::to_string(rank) : "baseline",
+          c.accelerator->id,
+          std::to_string(c.count),
+          std::string(to_string(c.precision)),
+          std::to_string(c.batch),
+          si(c.throughput, c.throughput_unit),
+          c.train ? human_seconds(c.train->time_to_train_s) : human_seconds(c.latency_s),
+          money(c.cost.tco_usd),
+          c.power_w ? si(*c.power_w, "W") : "unknown",
+          fixed(c.scores.total, 2),
+          c.pareto ? "yes" : ""};
+}
+
+report::Table summary_table(const Scenario& s, const Advice& a, std::size_t top) {
+  report::Table t;
+  t.headers = {"rank", "accelerator", "devices", "precision", "batch", "throughput",
+               s.objective == ObjectiveKind::train ? "time to train" : (s.objective == ObjectiveKind::latency ? "p99" : "latency"),
+               "TCO", "power", "score", "pareto"};
+  t.align = {report::Align::right, report::Align::left, report::Align::right, report::Align::left, report::Align::right,
+             report::Align::right, report::Align::right, report::Align::right, report::Align::right, report::Align::right,
+             report::Align::left};
+  for (std::size_t i = 0; i < a.candidates.size() && i < top; ++i) t.rows.push_back(row(i + 1, a.candidates[i]));
+  if (a.baseline) t.rows.push_back(row(0, *a.baseline));
+  return t;
+}
+
+report::RooflineChart roofline(const Candidate& c) {
+  report::RooflineChart r;
+  const catalog::Accelerator& acc = *c.accelerator;
+  r.title = acc.name + " (" + std::string(to_string(c.precision)) + ", batch " + std::to_string(c.batch) + ")";
+  r.ceilings.push_back({std::string(to_string(c.precision)) + " " + si(acc.peak(c.precision).or_else(0), "FLOP/s"),
+                        acc.peak(c.precision).or_else(0), acc.memory_bytes_per_s.or_else(0)});
+  if (acc.memory_bytes_per_s.known()) {
+    r.ceilings.push_back({acc.memory_type + " " + si(*acc.memory_bytes_per_s.value, "B/s"), 0, *acc.memory_bytes_per_s.value});
+  }
+  for (const OpPoint& p : c.ops) {
+    if (p.intensity > 0 && p.flop_per_s > 0) r.points.push_back({p.name, p.intensity, p.flop_per_s, p.time_share > 0.1});
+  }
+  return r;
+}
+
+report::ScatterChart cost_scatter(const Scenario& s, const Advice& a) {
+  report::ScatterChart sc;
+  sc.title = "Cost over the horizon vs performance (Pareto front highlighted)";
+  sc.x = report::Axis{"TCO (USD)", true, std::nullopt, std::nullopt};
+  const bool lat = s.objective != ObjectiveKind::throughput;
+  sc.y = report::Axis{s.objective == ObjectiveKind::latency ? "p99 latency (s)"
+                      : s.objective == ObjectiveKind::train ? "time to train (s)"
+                                                            : "throughput (" + a.throughput_unit + ")",
+                      true, std::nullopt, std::nullopt};
+  for (const Candidate& c : a.candidates) {
+    if (!c.priced) continue;
+    double y = lat ? (c.train ? c.train->time_to_train_s : c.latency_s) : c.throughput;
+    sc.points.push_back({c.accelerator->id + " x" + std::to_string(c.count), *c.cost.tco_usd, y, c.pareto});
+  }
+  return sc;
+}
+
+report::BarChart tco_bars(const Scenario& s, const Advice& a, std::size_t top) {
+  report::BarChart b;
+  b.title = "TCO over " + fixed(s.horizon_years, 1) + " years (USD)";
+  b.y = report::Axis{"USD", false, 0.0, std::nullopt};
+  report::Series capex{"capex", {}, {}}, energy{"energy x PUE", {}, {}}, cloud{"cloud hours", {}, {}};
+  std::size_t shown = 0;
+  for (const Candidate& c : a.candidates) {
+    if (!c.priced || shown >= std::max<std::size_t>(top, 5)) continue;
+    ++shown;
+    b.categories.push_back(c.accelerator->id + " x" + std::to_string(c.count));
+    const double x = static_cast<double>(b.categories.size() - 1);
+    for (report::Series* ser : {&capex, &energy, &cloud}) ser->x.push_back(x);
+    capex.y.push_back(c.cost.capex_usd.value_or(0));
+    energy.y.push_back(c.cost.energy_usd.value_or(0));
+    cloud.y.push_back(c.cost.cloud_usd.value_or(0));
+  }
+  if (s.deployment == Deployment::cloud) b.series = {cloud};
+  else b.series = {capex, energy};
+  return b;
+}
+
+}  // namespace
+
+report::Document build_report(const Scenario& s, const Advice& a, std::size_t top) {
+  report::Document d;
+  d.title = "rooftop advise: " + s.name;
+  auto add = [&](report::Block b) { d.blocks.push_back(std::move(b)); };
+  if (!s.description.empty()) add(report::Paragraph{s.description});
+  add(report::Paragraph{"Workload `" + a.model + "` (" + std::string(workload::to_string(s.task)) + "); objective: " +
+                        objective_text(s, a.throughput_unit) + "; " + std::to_string(a.candidates.size()) +
+                        " feasible, " + std::to_string(a.rejected.size()) + " rejected, " +
+                        std::to_string(a.configs_evaluated) + " configurations evaluated."});
+  add(report::Heading{2, "Recommendation"});
+  add(summary_table(s, a, top));
+  if (a.candidates.empty()) add(report::Paragraph{nothing_feasible(s, a)});
+
+  for (std::size_t i = 0; i < a.candidates.size() && i < top; ++i) {
+    const Candidate& c = a.candidates[i];
+    add(report::Heading{3, "#" + std::to_string(i + 1) + " " + std::to_string(c.count) + " x " + c.accelerator->name});
+    std::vector<std::string> items = c.explanation;
+    if (c.train) {
+      const TrainPlan& t = *c.train;
+      items.push_back("split: data " + std::to_string(t.data) + " x tensor " + std::to_string(t.tensor) + " x pipeline " +
+                      std::to_string(t.pipeline) + ", micro-batch " + std::to_string(t.micro_batch) +
+                      ", gradient accumulation " + std::to_string(t.grad_accumulation) + "; step " +
+                      human_seconds(t.step_s) + " (gradient all-reduce " + human_seconds(t.dp_comm_s) + ", eta " +
+                      fixed(t.eta, 2) + ", straggler x" + fixed(t.straggler_factor, 3) + ")");
+    }
+    if (c.cold_start_s) items.push_back("cold start: " + human_seconds(*c.cold_start_s) + " to load the weights");
+    items.push_back("precision risk: " + c.precision_risk);
+    for (const std::string& n : c.notes) items.push_back("note: " + n);
+    add(report::BulletList{items});
+    add(report::Figure{report::svg_roofline(roofline(c)),
+                       "Roofline of " + c.accelerator->id + " with the workload's heaviest operators",
+                       "roofline-" + std::to_string(i + 1)});
+  }
+  if (a.baseline) {
+    add(report::Heading{3, "Baseline: " + std::to_string(a.baseline->count) + " x " + a.baseline->accelerator->name});
+    std::vector<std::string> items = a.baseline->explanation;
+    for (const std::string& n : a.baseline->notes) items.push_back("note: " + n);
+    add(report::BulletList{items});
+  }
+  report::ScatterChart sc = cost_scatter(s, a);
+  if (!sc.points.empty()) {
+    add(report::Heading{2, "Cost vs performance"});
+    add(report::Figure{report::svg_scatter(sc), "Priced candidates; the Pareto front is highlighted", "pareto"});
+    add(report::Heading{2, "TCO breakdown"});
+    add(report::Figure{report::svg_bar(tco_bars(s, a, top)), "Total cost of ownership by part", "tco"});
+  }
+  add(report::Heading{2, "Rejected"});
+  report::Table rej;
+  rej.headers = {"accelerator", "reason"};
+  for (const Rejection& r : a.rejected) rej.rows.push_back({r.accelerator, r.reason});
+  add(rej);
+  add(report::Heading{2, "Assumptions"});
+  report::Table as;
+  as.headers = {"assumption", "value", "source"};
+  for (const Assumption& x : a.assumptions) as.rows.push_back({x.name, x.value, x.source});
+  add(as);
+  return d;
+}
+
+}  // namespace rooftop::advise

@@ -1,0 +1,225 @@
+// Scoring the five criteria (docs/advise.md#scores), the Pareto front, the
+// ranking and the criterion-by-criterion explanation of each candidate.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "advise/formulas.h"
+#include "advise/internal.h"
+#include "core/text.h"
+#include "model/model.h"
+
+namespace rooftop::advise {
+
+namespace {
+
+const char* const kMajorFrameworks[] = {"pytorch", "tensorflow", "jax", "onnxruntime"};
+
+const catalog::Framework* find_framework(const catalog::Accelerator& a, const std::string& name) {
+  for (const catalog::Framework& f : a.software.frameworks) {
+    if (to_lower(f.name) == name) return &f;
+  }
+  return nullptr;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  for (const std::string& y : v) {
+    if (to_lower(y) == x) return true;
+  }
+  return false;
+}
+
+std::string pct(double x) { return std::to_string(static_cast<int>(std::lround(x * 100))) + " %"; }
+std::string two(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf;
+}
+
+// Served throughput: what the objective asks for, not the idle headroom.
+double served(const Scenario& s, const Candidate& c) {
+  return s.objective == ObjectiveKind::train ? c.throughput : c.throughput * std::min(1.0, c.utilisation);
+}
+
+// The objective coordinate of the Pareto front, lower is better.
+double objective_cost(const Scenario& s, const Candidate& c) {
+  switch (s.objective) {
+    case ObjectiveKind::latency: return c.latency_s;
+    case ObjectiveKind::throughput: return -c.throughput;
+    case ObjectiveKind::train: return c.train ? c.train->time_to_train_s : c.latency_s;
+  }
+  return 0;
+}
+
+void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco) {
+  const catalog::Accelerator& a = *c.accelerator;
+  Scores& sc = c.scores;
+  std::vector<std::string>& ex = c.explanation;
+  ex.clear();
+  // 1. Compute adequacy: the seeds call a device compute-bound above 70 %
+  // utilisation; below that, capacity is bought and left idle.
+  sc.compute_adequacy = std::clamp(c.utilisation / 0.7, 0.0, 1.0);
+  std::string what = s.objective == ObjectiveKind::train ? "of the deadline used" : "of the capacity used by the demand";
+  ex.push_back("compute adequacy " + two(sc.compute_adequacy) + ": " + pct(c.utilisation) + " " + what +
+               (c.utilisation < 0.35 ? " (over-provisioned, like the 8 x A100 at 30 %)" : ""));
+  // 2. Bandwidth fit: attained FLOP/s over what compute-bound kernels reach.
+  const model::Efficiency e = model::efficiency_for(a);
+  const double roof = a.peak(c.precision).or_else(0) * e.compute;
+  sc.bandwidth_fit = roof > 0 ? std::clamp(c.achieved_flop_per_s / roof, 0.0, 1.0) : 0;
+  ex.push_back("bandwidth fit " + two(sc.bandwidth_fit) + ": attains " + si(c.achieved_flop_per_s, "FLOP/s") + " of " +
+               si(roof, "FLOP/s") + " compute-bound kernels reach" +
+               (sc.bandwidth_fit < 0.5 ? " (memory-bound: bandwidth, not peak FLOP/s, decides)" : ""));
+  // 3. Precision.
+  const PrecisionRisk risk = precision_risk(c.precision, s.task);
+  sc.precision = risk.score;
+  ex.push_back("precision " + two(sc.precision) + " (" + std::string(to_string(c.precision)) + "): " + risk.text);
+  // 4. Ecosystem.
+  std::vector<std::string> eco_notes;
+  sc.ecosystem = ecosystem_score(s, a, &eco_notes);
+  ex.push_back("ecosystem " + two(sc.ecosystem) + ": " + (eco_notes.empty() ? "" : eco_notes.front()));
+  // 5. Energy efficiency and TCO, relative to the best candidate.
+  if (c.perf_per_w && best_ppw > 0) {
+    sc.energy_efficiency = *c.perf_per_w / best_ppw;
+    ex.push_back("energy efficiency " + two(*sc.energy_efficiency) + ": " + si(*c.perf_per_w, c.throughput_unit) +
+                 " per W at TDP (best " + si(best_ppw, c.throughput_unit) + " per W)");
+  } else {
+    sc.energy_efficiency.reset();
+    ex.push_back("energy efficiency unknown: no TDP in the catalog");
+  }
+  if (c.priced && best_tco > 0) {
+    sc.tco = best_tco / *c.cost.tco_usd;
+    std::string parts = s.deployment == Deployment::cloud
+                            ? "cloud $" + si(*c.cost.cloud_usd)
+                            : "capex $" + si(*c.cost.capex_usd) + " + energy $" + si(*c.cost.energy_usd);
+    ex.push_back("TCO " + two(*sc.tco) + ": $" + si(*c.cost.tco_usd) + " over " + two(s.horizon_years) + " years (" +
+                 parts + ")");
+  } else {
+    sc.tco.reset();
+    ex.push_back("TCO unknown: the catalog has no " +
+                 std::string(s.deployment == Deployment::cloud ? "cloud price" : "list price or TDP") +
+                 " for this part, so it is not ranked on cost");
+  }
+  const Weights& w = s.weights;
+  double sum = w.compute_adequacy * sc.compute_adequacy + w.bandwidth_fit * sc.bandwidth_fit +
+               w.precision * sc.precision + w.ecosystem * sc.ecosystem;
+  double weight = w.compute_adequacy + w.bandwidth_fit + w.precision + w.ecosystem;
+  if (sc.energy_efficiency) sum += w.energy_efficiency * *sc.energy_efficiency, weight += w.energy_efficiency;
+  if (sc.tco) sum += w.tco * *sc.tco, weight += w.tco;
+  sc.total = weight > 0 ? sum / weight : 0;
+}
+
+}  // namespace
+
+std::string ecosystem_gap(const Scenario& s, const catalog::Accelerator& a) {
+  for (const FrameworkRequirement& f : s.frameworks) {
+    const catalog::Framework* have = find_framework(a, f.name);
+    if (!have) return "no " + f.name + " support listed in the catalog";
+    if (!f.min_version.empty() && !have->version.empty() && compare_versions(have->version, f.min_version) < 0) {
+      return f.name + " >= " + f.min_version + " required; newest listed is " + have->version;
+    }
+  }
+  for (const std::string& r : s.runtimes) {
+    if (!has(a.software.stacks, r)) return "runtime " + r + " not in its software stack";
+  }
+  if (!s.custom_ops.empty()) {
+    bool any = false;
+    for (const std::string& c : s.custom_ops) any = any || has(a.software.custom_kernels, c);
+    if (!any) {
+      std::string list;
+      for (const std::string& c : s.custom_ops) list += (list.empty() ? "" : "/") + c;
+      return "custom operators in " + list + " not supported";
+    }
+  }
+  return "";
+}
+
+double ecosystem_score(const Scenario& s, const catalog::Accelerator& a, std::vector<std::string>* notes) {
+  if (s.frameworks.empty() && s.runtimes.empty() && s.custom_ops.empty()) {
+    int n = 0;
+    std::string list;
+    for (const char* f : kMajorFrameworks) {
+      if (find_framework(a, f)) ++n, list += (list.empty() ? "" : ", ") + std::string(f);
+    }
+    if (notes) notes->push_back("no stack required; supports " + std::to_string(n) + " of 4 major frameworks" +
+                                (list.empty() ? "" : " (" + list + ")"));
+    return n / 4.0;
+  }
+  double score = 1;
+  std::string have;
+  for (const FrameworkRequirement& f : s.frameworks) {
+    const catalog::Framework* fw = find_framework(a, f.name);
+    if (fw && fw->version.empty() && !f.min_version.empty()) {
+      score -= 0.25;
+      have += (have.empty() ? "" : ", ") + f.name + " (version unknown)";
+    } else if (fw) {
+      have += (have.empty() ? "" : ", ") + f.name + (fw->version.empty() ? "" : " " + fw->version);
+    }
+  }
+  for (const std::string& r : s.runtimes) have += (have.empty() ? "" : ", ") + r;
+  for (const std::string& c : s.custom_ops) {
+    if (has(a.software.custom_kernels, c)) have += (have.empty() ? "" : ", ") + std::string("custom ops in ") + c;
+  }
+  if (notes) notes->push_back("required stack available: " + have);
+  return std::max(0.0, score);
+}
+
+void score_and_rank(const Scenario& s, Advice& out) {
+  double best_ppw = 0, best_tco = std::numeric_limits<double>::infinity();
+  auto visit = [&](Candidate& c) {
+    if (c.power_w && *c.power_w > 0) c.perf_per_w = served(s, c) / *c.power_w;
+    if (c.perf_per_w) best_ppw = std::max(best_ppw, *c.perf_per_w);
+    if (c.priced) best_tco = std::min(best_tco, *c.cost.tco_usd);
+  };
+  for (Candidate& c : out.candidates) visit(c);
+  if (out.baseline) visit(*out.baseline);
+  if (!std::isfinite(best_tco)) best_tco = 0;
+  for (Candidate& c : out.candidates) score_one(s, c, best_ppw, best_tco);
+  if (out.baseline) score_one(s, *out.baseline, best_ppw, best_tco);
+
+  // Pareto front over (cost, objective, power) among priced candidates.
+  std::vector<std::vector<double>> pts;
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < out.candidates.size(); ++i) {
+    const Candidate& c = out.candidates[i];
+    if (!c.priced) continue;
+    pts.push_back({*c.cost.tco_usd, objective_cost(s, c), c.power_w.value_or(std::numeric_limits<double>::infinity())});
+    idx.push_back(i);
+  }
+  std::vector<bool> front = pareto_front(pts);
+  for (std::size_t k = 0; k < idx.size(); ++k) out.candidates[idx[k]].pareto = front[k];
+
+  // Priced candidates first (ranked on all criteria), then the unpriced.
+  std::sort(out.candidates.begin(), out.candidates.end(), [](const Candidate& x, const Candidate& y) {
+    if (x.priced != y.priced) return x.priced;
+    if (x.scores.total != y.scores.total) return x.scores.total > y.scores.total;
+    if (x.priced && *x.cost.tco_usd != *y.cost.tco_usd) return *x.cost.tco_usd < *y.cost.tco_usd;
+    return x.accelerator->id < y.accelerator->id;
+  });
+  for (Candidate& c : out.candidates) {
+    if (c.pareto) c.explanation.push_back("on the Pareto front of cost, " + std::string(to_string(s.objective)) + " and power");
+  }
+}
+
+void add_assumptions(const Scenario& s, const workload::Workload& w, Advice& out) {
+  auto econ = [&](const std::string& key, double v, const std::string& source) {
+    bool dflt = std::find(s.defaults_used.begin(), s.defaults_used.end(), key) != s.defaults_used.end();
+    out.assumptions.push_back({key, two(v), dflt ? "default: " + source : "scenario"});
+  };
+  econ("horizon_years", s.horizon_years, "the seed's 3-year TCO horizon");
+  econ("energy_usd_per_kwh", s.energy_usd_per_kwh, "US EIA Electric Power Monthly, 2023 average commercial retail price 12.8 c/kWh");
+  econ("pue", s.pue, "Uptime Institute Global Data Center Survey 2023, average PUE 1.58");
+  econ("utilisation", s.utilisation, "half of the horizon busy (docs/advise.md#tco)");
+  out.assumptions.push_back({"power", "TDP x devices while busy", "docs/advise.md#tco: idle power is not in the catalog"});
+  out.assumptions.push_back({"usable_memory_fraction", "0.90", "vLLM default gpu_memory_utilization (docs/model.md)"});
+  if (s.objective == ObjectiveKind::latency) {
+    out.assumptions.push_back({"queueing", w.throughput_unit == "tokens/s" ? "M/D/1, continuous batching" : "M/D/1 on batches + Erlang batch fill, p99",
+                               "docs/advise.md#queueing"});
+  }
+  if (s.objective == ObjectiveKind::train) {
+    out.assumptions.push_back({"straggler_cv", two(s.straggler_cv), "scenario objective.straggler_cv (docs/advise.md#stragglers)"});
+    out.assumptions.push_back({"optimizer_state", "16 bytes/param at 16-bit (Adam, fp32 master)", "ZeRO, Rajbhandari et al. 2020"});
+  }
+  out.assumptions.push_back({"storage_gb_s", two(s.storage_bytes_per_s / 1e9), "cold start: weights / min(storage, host link)"});
+}
+
+}  // namespace rooftop::advise

@@ -1,0 +1,192 @@
+// The catalog as a whole: the embedded entries overlaid by user files or
+// folders (--catalog), lookup by id or alias with "did you mean", and the
+// small enum conversions. Parsing one entry lives in parse.cpp.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "catalog/catalog.h"
+#include "core/text.h"
+#include "core/yaml.h"
+#include "embedded/embedded.h"
+
+namespace rooftop::catalog {
+
+namespace fs = std::filesystem;
+
+std::string_view to_string(Kind k) {
+  switch (k) {
+    case Kind::gpu: return "gpu";
+    case Kind::tpu: return "tpu";
+    case Kind::npu: return "npu";
+    case Kind::fpga: return "fpga";
+    case Kind::asic: return "asic";
+    case Kind::cpu: return "cpu";
+    case Kind::edge: return "edge";
+  }
+  return "?";
+}
+
+std::string_view to_string(FormFactor f) {
+  switch (f) {
+    case FormFactor::datacenter: return "datacenter";
+    case FormFactor::workstation: return "workstation";
+    case FormFactor::edge: return "edge";
+  }
+  return "?";
+}
+
+std::optional<Kind> parse_kind(std::string_view s) {
+  std::string l = to_lower(s);
+  for (Kind k : {Kind::gpu, Kind::tpu, Kind::npu, Kind::fpga, Kind::asic, Kind::cpu, Kind::edge}) {
+    if (l == to_string(k)) return k;
+  }
+  return std::nullopt;
+}
+
+std::optional<FormFactor> parse_form_factor(std::string_view s) {
+  std::string l = to_lower(s);
+  for (FormFactor f : {FormFactor::datacenter, FormFactor::workstation, FormFactor::edge}) {
+    if (l == to_string(f)) return f;
+  }
+  return std::nullopt;
+}
+
+std::vector<Precision> Accelerator::precisions() const {
+  std::vector<Precision> out;
+  for (Precision p : kAllPrecisions) {
+    if (supports(p)) out.push_back(p);
+  }
+  return out;
+}
+
+const Accelerator* Catalog::find(std::string_view id_or_alias) const {
+  std::string q = to_lower(trim(id_or_alias));
+  for (const Accelerator& a : accelerators) {
+    if (a.id == q) return &a;
+  }
+  for (const Accelerator& a : accelerators) {
+    if (std::find(a.aliases.begin(), a.aliases.end(), q) != a.aliases.end()) return &a;
+  }
+  return nullptr;
+}
+
+Result<const Accelerator*> Catalog::get(std::string_view id_or_alias) const {
+  if (const Accelerator* a = find(id_or_alias)) return a;
+  std::vector<std::string> names = ids();
+  for (const Accelerator& a : accelerators) names.insert(names.end(), a.aliases.begin(), a.aliases.end());
+  std::string msg = did_you_mean("accelerator", id_or_alias, names);
+  if (msg.find("did you mean") == std::string::npos) msg += " (see `rooftop catalog list`)";
+  return make_error(Errc::not_found, msg);
+}
+
+std::vector<std::string> Catalog::ids() const {
+  std::vector<std::string> out;
+  for (const Accelerator& a : accelerators) out.push_back(a.id);
+  return out;
+}
+
+std::string source_key(const Accelerator& a, const std::string& citation) {
+  for (const auto& [key, text] : a.sources) {
+    if (text == citation) return key;
+  }
+  return {};
+}
+
+std::vector<SourceText> embedded_sources() {
+  std::vector<SourceText> out;
+  for (const EmbeddedFile& f : embedded_files_under("accelerators/")) {
+    std::string path(f.path);
+    if (path.size() < 5 || (path.substr(path.size() - 5) != ".yaml" && path.substr(path.size() - 4) != ".yml")) continue;
+    out.push_back(SourceText{"embedded:" + path, std::string(f.content)});
+  }
+  return out;
+}
+
+namespace {
+
+bool is_yaml_name(const fs::path& p) { return p.extension() == ".yaml" || p.extension() == ".yml"; }
+
+// One overlay path as SourceTexts: the file itself, or a folder's *.yaml
+// files in name order.
+Result<std::vector<SourceText>> read_layer(const std::string& path) {
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) return make_error(Errc::not_found, "no such catalog file or folder", path);
+  std::vector<std::string> files;
+  if (fs::is_directory(st)) {
+    for (const fs::directory_entry& e : fs::directory_iterator(path, ec)) {
+      if (e.is_regular_file() && is_yaml_name(e.path())) files.push_back(e.path().string());
+    }
+    if (ec) return make_error(Errc::io, "cannot list folder: " + ec.message(), path);
+    if (files.empty()) return make_error(Errc::invalid_input, "folder has no .yaml catalog entries", path);
+    std::sort(files.begin(), files.end());
+  } else {
+    files.push_back(path);
+  }
+  std::vector<SourceText> out;
+  for (const std::string& f : files) {
+    Result<std::string> text = read_file(f);
+    if (!text) return make_error(text.error());
+    out.push_back(SourceText{f, std::move(*text)});
+  }
+  return out;
+}
+
+// Parses one layer; all problems go to `diag`. Duplicate ids inside the
+// layer are an error (which one would win is not obvious).
+std::vector<Accelerator> parse_layer(const std::vector<SourceText>& layer, Diagnostics& diag) {
+  std::vector<Accelerator> out;
+  std::map<std::string, std::string> origin_of;
+  for (const SourceText& src : layer) {
+    Result<Accelerator> a = parse_accelerator(src);
+    if (!a) {
+      diag.errors.push_back(a.error());
+      continue;
+    }
+    auto [it, inserted] = origin_of.emplace(a->id, a->origin);
+    if (!inserted) {
+      diag.add(Errc::invalid_input, "duplicate accelerator id '" + a->id + "' (also defined in " + it->second + ")",
+               a->origin);
+      continue;
+    }
+    out.push_back(std::move(*a));
+  }
+  return out;
+}
+
+// An alias (or id) that names two entries would make lookups ambiguous.
+void check_names_unique(const std::vector<Accelerator>& all, Diagnostics& diag) {
+  std::map<std::string, const Accelerator*> owner;
+  for (const Accelerator& a : all) owner[a.id] = &a;
+  for (const Accelerator& a : all) {
+    for (const std::string& alias : a.aliases) {
+      auto [it, inserted] = owner.emplace(alias, &a);
+      if (!inserted && it->second != &a)
+        diag.add(Errc::invalid_input,
+                 "alias '" + alias + "' of " + a.id + " is already the id or an alias of " + it->second->id + " (" +
+                     it->second->origin + ")",
+                 a.origin);
+    }
+  }
+}
+
+}  // namespace
+
+Result<Catalog> load_catalog(const std::vector<SourceText>& base, const std::vector<std::string>& overlay_paths) {
+  Diagnostics diag;
+  std::map<std::string, Accelerator> by_id;
+  for (Accelerator& a : parse_layer(base, diag)) by_id[a.id] = std::move(a);
+  for (const std::string& path : overlay_paths) {
+    Result<std::vector<SourceText>> layer = read_layer(path);
+    if (!layer) return make_error(layer.error());
+    for (Accelerator& a : parse_layer(*layer, diag)) by_id[a.id] = std::move(a);
+  }
+  Catalog cat;
+  for (auto& [id, a] : by_id) cat.accelerators.push_back(std::move(a));
+  check_names_unique(cat.accelerators, diag);
+  ROOFTOP_TRY(diag.to_result());
+  return cat;
+}
+
+}  // namespace rooftop::catalog

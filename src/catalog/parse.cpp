@@ -1,0 +1,409 @@
+// Reading one accelerator entry (schema: docs/catalog.md) into an Accelerator
+// in base units. Strict, because the catalog is the ground every prediction
+// stands on: unknown keys, numbers without a source, source keys that are
+// undefined or never used, implausible magnitudes (usually a unit slip, e.g.
+// GFLOP/s written where TFLOP/s is meant) and a file name that disagrees with
+// the id are all errors, each reported with file:line, all at once.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "catalog/catalog.h"
+#include "core/text.h"
+#include "core/yaml.h"
+
+namespace rooftop::catalog {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+constexpr double kMiB = 1048576.0;
+
+// How a number is written in the file: its unit, the factor to base units,
+// and the largest plausible value (in file units).
+struct Unit {
+  const char* name;
+  double scale;
+  double max;
+};
+constexpr Unit kTflops{"TFLOP/s", 1e12, 1e5};
+constexpr Unit kTops{"TOPS", 1e12, 1e5};
+constexpr Unit kGb{"GB", kGiB, 1e5};
+constexpr Unit kGbPerS{"GB/s", 1e9, 1e6};
+constexpr Unit kLinkGbPerS{"GB/s", 1e9, 1e5};
+constexpr Unit kMb{"MB", kMiB, 1e6};
+constexpr Unit kWatt{"W", 1, 1e5};
+constexpr Unit kUsd{"USD", 1, 1e7};
+constexpr Unit kUsdPerHour{"USD/hour", 1, 1e4};
+constexpr Unit kFraction{"(fraction)", 1, 1};
+
+std::string fmt_num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+bool valid_id(const std::string& id) {
+  if (id.empty()) return false;
+  for (char c : id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '+' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// "embedded:accelerators/x.yaml" or "dir/x.yml" -> "x"; empty when the name
+// is not a YAML file name (then the id is not checked against it).
+std::string file_stem(const std::string& name) {
+  std::size_t slash = name.find_last_of("/:");
+  std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
+  for (const char* ext : {".yaml", ".yml"}) {
+    std::string e(ext);
+    if (base.size() > e.size() && base.compare(base.size() - e.size(), e.size(), e) == 0)
+      return base.substr(0, base.size() - e.size());
+  }
+  return {};
+}
+
+bool valid_date(const std::string& d) {
+  // YYYY, YYYY-MM or YYYY-MM-DD
+  if (d.size() != 4 && d.size() != 7 && d.size() != 10) return false;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    bool dash = i == 4 || i == 7;
+    if (dash ? d[i] != '-' : (d[i] < '0' || d[i] > '9')) return false;
+  }
+  return true;
+}
+
+// YAML allows a key twice in one mapping and yaml-cpp keeps the first; a
+// duplicated `fp16:` would silently lose one value, so it is an error.
+void check_duplicate_keys(const YAML::Node& n, const std::string& file, Diagnostics* diag) {
+  if (n.IsMap()) {
+    std::set<std::string> seen;
+    for (const auto& kv : n) {
+      if (kv.first.IsScalar() && !seen.insert(kv.first.Scalar()).second)
+        diag->add(Errc::invalid_input, "duplicate key '" + kv.first.Scalar() + "'", yaml_where(file, kv.first));
+      check_duplicate_keys(kv.second, file, diag);
+    }
+  } else if (n.IsSequence()) {
+    for (const auto& item : n) check_duplicate_keys(item, file, diag);
+  }
+}
+
+// Holds the file's `sources:` map while the sections are read, resolves
+// source keys to citations and remembers which keys were used.
+class EntryReader {
+ public:
+  EntryReader(std::string file, Diagnostics* diag) : file_(std::move(file)), diag_(diag) {}
+
+  void read_sources(YamlMap& top, std::map<std::string, std::string>& out) {
+    std::optional<YamlMap> src = top.map("sources", true);
+    if (!src) return;
+    for (const auto& kv : src->node()) {
+      std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+      src->allow(key);
+      if (!kv.second.IsScalar() || trim(kv.second.Scalar()).empty()) {
+        src->error(kv.second.IsDefined() && !kv.second.IsNull() ? kv.second : kv.first,
+                   "source '" + key + "' must be a non-empty citation text");
+        continue;
+      }
+      out[key] = kv.second.Scalar();
+      key_nodes_.emplace(key, kv.first);
+    }
+    sources_ = &out;
+  }
+
+  // The citation for `key` (read at node `at`); marks it used. An unknown key
+  // is an error naming the defined keys.
+  std::string cite(const std::string& key, const YAML::Node& at) {
+    if (!sources_) return {};
+    auto it = sources_->find(key);
+    if (it == sources_->end()) {
+      std::vector<std::string> keys;
+      for (const auto& kv : *sources_) keys.push_back(kv.first);
+      std::string msg = "unknown source '" + key + "'";
+      std::vector<std::string> near = closest_matches(key, keys, 1);
+      if (!near.empty()) msg += " (did you mean '" + near.front() + "'?)";
+      msg += "; define it under 'sources:'";
+      diag_->add(Errc::invalid_input, msg, yaml_where(file_, at));
+      return {};
+    }
+    used_.insert(key);
+    return it->second;
+  }
+
+  // The section-level `source:` key of `m`, or `fallback` when it has none.
+  std::string section_source(YamlMap& m, const std::string& fallback = {}) {
+    std::optional<std::string> key = m.str("source");
+    if (!key) return fallback;
+    cite(*key, m.raw("source"));
+    return *key;
+  }
+
+  // One number: a plain scalar (sourced by the section's `source:`), or
+  // {value, source, ...} whose extra keys `extra` reads. Null = unknown.
+  template <typename Extra>
+  Sourced number(YamlMap& m, const std::string& key, const std::string& section_key, const Unit& unit,
+                 Extra&& extra) {
+    YAML::Node n = m.raw(key);
+    Sourced out;
+    if (!n.IsDefined() || n.IsNull()) return out;
+    std::string label = m.what() + "." + key;
+    YAML::Node value_node = n;
+    std::string source_key = section_key;
+    if (n.IsMap()) {
+      YamlMap v(n, file_, label, diag_);
+      value_node = v.raw("value");
+      if (!value_node.IsDefined()) v.error(n, "missing 'value' in " + label);
+      std::optional<std::string> k = v.str("source", true);
+      source_key = k.value_or("");
+      if (k) out.source = cite(*k, v.raw("source"));
+      extra(v, true);
+      v.finish();
+      if (!value_node.IsDefined() || value_node.IsNull()) return out;
+    } else {
+      extra(m, false);
+      if (!section_key.empty()) out.source = cite(section_key, n);
+    }
+    std::optional<double> v = yaml_number(value_node);
+    if (!v) {
+      m.error(value_node, "'" + label + "' must be a number in " + unit.name + ", got '" +
+                              (value_node.IsScalar() ? value_node.Scalar() : std::string("a collection")) +
+                              "' (write the number alone; the unit is fixed by the key)");
+      return out;
+    }
+    if (source_key.empty()) {
+      m.error(n, "'" + label + "' has no source: add 'source: KEY' to the section or write {value: " + fmt_num(*v) +
+                     ", source: KEY}");
+    }
+    if (!(*v > 0)) {
+      m.error(value_node, "'" + label + "' = " + fmt_num(*v) + " must be positive (write null when unknown or absent)");
+      return out;
+    }
+    if (*v > unit.max) {
+      m.error(value_node, "'" + label + "' = " + fmt_num(*v) + " " + unit.name + " is implausible (at most " +
+                              fmt_num(unit.max) + " " + unit.name + "); check the unit");
+      return out;
+    }
+    out.value = *v * unit.scale;
+    return out;
+  }
+
+  Sourced number(YamlMap& m, const std::string& key, const std::string& section_key, const Unit& unit) {
+    return number(m, key, section_key, unit, [](YamlMap&, bool) {});
+  }
+
+  void report_unused() {
+    if (!sources_) return;
+    for (const auto& [key, node] : key_nodes_) {
+      if (!used_.count(key))
+        diag_->add(Errc::invalid_input, "source '" + key + "' is never used (a typo in a 'source:'?)",
+                   yaml_where(file_, node));
+    }
+  }
+
+  const std::string& file() const { return file_; }
+  Diagnostics* diag() const { return diag_; }
+
+ private:
+  std::string file_;
+  Diagnostics* diag_;
+  const std::map<std::string, std::string>* sources_ = nullptr;
+  std::map<std::string, YAML::Node> key_nodes_;
+  std::set<std::string> used_;
+};
+
+void read_identity(YamlMap& top, EntryReader& r, Accelerator& a) {
+  a.id = top.str("id", true).value_or("");
+  if (!a.id.empty() && !valid_id(a.id))
+    top.error(top.raw("id"), "id '" + a.id + "' must be lowercase letters, digits, '.', '+' or '-'");
+  std::string stem = file_stem(r.file());
+  if (!a.id.empty() && !stem.empty() && stem != a.id)
+    top.error(top.raw("id"), "id '" + a.id + "' does not match the file name '" + stem + ".yaml'");
+  a.name = top.str("name", true).value_or("");
+  a.vendor = top.str("vendor", true).value_or("");
+  if (!a.vendor.empty() && (!valid_id(a.vendor) || a.vendor.find_first_of(".+") != std::string::npos))
+    top.error(top.raw("vendor"), "vendor '" + a.vendor + "' must be lowercase letters, digits or '-'");
+  a.aliases = top.str_list("aliases");
+  for (std::string& alias : a.aliases) alias = to_lower(alias);
+  if (auto k = top.choice("kind", {"gpu", "tpu", "npu", "fpga", "asic", "cpu", "edge"}, true)) a.kind = *parse_kind(*k);
+  if (auto f = top.choice("form_factor", {"datacenter", "workstation", "edge"}, true))
+    a.form_factor = *parse_form_factor(*f);
+  Sourced year = r.number(top, "launch_year", "", Unit{"years", 1, 2100});
+  if (year.value) {
+    if (*year.value < 1990 || *year.value != std::floor(*year.value))
+      top.error(top.raw("launch_year"), "'launch_year' must be a year such as 2022");
+    else
+      a.launch_year = static_cast<int>(*year.value);
+  }
+  if (a.launch_year) a.launch_year_source = year.source;
+  a.notes = top.str("notes").value_or("");
+}
+
+void read_compute(YamlMap& top, EntryReader& r, Accelerator& a) {
+  std::optional<YamlMap> c = top.map("compute", true);
+  if (!c) return;
+  std::string src = r.section_source(*c);
+  for (Precision p : kAllPrecisions) {
+    a.peak_flop_per_s[static_cast<std::size_t>(p)] =
+        r.number(*c, std::string(to_string(p)), src, is_integer(p) ? kTops : kTflops);
+  }
+  c->finish();
+}
+
+void read_memory(YamlMap& top, EntryReader& r, Accelerator& a) {
+  std::optional<YamlMap> m = top.map("memory", true);
+  if (!m) return;
+  std::string src = r.section_source(*m);
+  a.memory_bytes = r.number(*m, "capacity_gb", src, kGb);
+  a.memory_bytes_per_s = r.number(*m, "bandwidth_gb_s", src, kGbPerS);
+  a.memory_type = m->str("type").value_or("");
+  a.sram_bytes = r.number(*m, "sram_mb", src, kMb);
+  m->finish();
+}
+
+Link read_link(YamlMap& ic, EntryReader& r, const std::string& key, const std::string& section_src) {
+  Link link;
+  YAML::Node n = ic.raw(key);
+  if (!n.IsDefined() || n.IsNull()) return link;
+  std::optional<YamlMap> l = ic.map(key);
+  if (!l) return link;
+  std::string src = r.section_source(*l, section_src);
+  link.name = l->str("name", true).value_or("");
+  link.bytes_per_s_per_direction = r.number(*l, "gb_s_per_direction", src, kLinkGbPerS);
+  l->finish();
+  return link;
+}
+
+void read_interconnect(YamlMap& top, EntryReader& r, Accelerator& a) {
+  std::optional<YamlMap> ic = top.map("interconnect");
+  if (!ic) return;
+  std::string src = r.section_source(*ic);
+  a.scale_up = read_link(*ic, r, "scale_up", src);
+  a.host = read_link(*ic, r, "host", src);
+  ic->finish();
+}
+
+void read_power(YamlMap& top, EntryReader& r, Accelerator& a) {
+  std::optional<YamlMap> p = top.map("power");
+  if (!p) return;
+  std::string src = r.section_source(*p);
+  a.power_w = r.number(*p, "tdp_w", src, kWatt);
+  p->finish();
+}
+
+// A price needs its date (prices move); the cloud price may name its offer.
+void read_price(YamlMap& top, EntryReader& r, Accelerator& a) {
+  std::optional<YamlMap> p = top.map("price");
+  if (!p) return;
+  std::string src = r.section_source(*p);
+  auto dated = [&](const std::string& key, std::string& date, std::string* provider) {
+    return [&, key, provider](YamlMap& m, bool is_map) {
+      if (!is_map) {
+        m.error(m.raw(key), "'" + m.what() + "." + key + "' needs a date: write {value: X, date: \"2024-05\", source: KEY}");
+        return;
+      }
+      date = m.str("date", true).value_or("");
+      if (!date.empty() && !valid_date(date)) m.error(m.raw("date"), "'date' must be YYYY, YYYY-MM or YYYY-MM-DD, got '" + date + "'");
+      if (provider) *provider = m.str("provider").value_or("");
+    };
+  };
+  a.price.list_usd = r.number(*p, "list_usd", src, kUsd, dated("list_usd", a.price.list_date, nullptr));
+  a.price.cloud_usd_per_hour =
+      r.number(*p, "cloud_usd_per_hour", src, kUsdPerHour, dated("cloud_usd_per_hour", a.price.cloud_date, &a.price.cloud_provider));
+  p->finish();
+}
+
+void read_software(YamlMap& top, EntryReader& r, Accelerator& a) {
+  std::optional<YamlMap> s = top.map("software");
+  if (!s) return;
+  std::string key = r.section_source(*s);
+  a.software.stacks = s->str_list("stacks");
+  a.software.custom_kernels = s->str_list("custom_kernels");
+  YAML::Node fw = s->raw("frameworks");
+  if (fw.IsDefined() && !fw.IsNull()) {
+    if (!fw.IsSequence()) s->error(fw, "'software.frameworks' must be a list of {name, version}");
+    else
+      for (const YAML::Node& item : fw) {
+        Framework f;
+        if (item.IsScalar()) {
+          f.name = item.Scalar();
+        } else {
+          YamlMap m(item, r.file(), "software.frameworks[]", r.diag());
+          f.name = m.str("name", true).value_or("");
+          f.version = m.str("version").value_or("");
+          m.finish();
+        }
+        a.software.frameworks.push_back(std::move(f));
+      }
+  }
+  bool has_content = !a.software.stacks.empty() || !a.software.frameworks.empty() || !a.software.custom_kernels.empty();
+  if (has_content && key.empty()) s->error("'software' has no source: add 'source: KEY'");
+  if (!key.empty()) a.software.source = r.cite(key, s->raw("source"));
+  s->finish();
+}
+
+void read_efficiency(YamlMap& top, EntryReader& r, Accelerator& a) {
+  std::optional<YamlMap> e = top.map("efficiency");
+  if (!e) return;
+  std::string key = r.section_source(*e);
+  a.calibration.compute_efficiency = r.number(*e, "compute", key, kFraction).value;
+  a.calibration.memory_efficiency = r.number(*e, "memory", key, kFraction).value;
+  if (!key.empty()) a.calibration.source = r.cite(key, e->raw("source"));
+  e->finish();
+}
+
+// Problems are found section by section; a reader wants them in file order.
+void sort_by_line(std::vector<Error>& errors) {
+  auto line_of = [](const Error& e) {
+    std::size_t colon = e.context.find_last_of(':');
+    std::optional<long long> line = colon == std::string::npos ? std::nullopt : parse_int(e.context.substr(colon + 1));
+    return line.value_or(0);
+  };
+  std::stable_sort(errors.begin(), errors.end(),
+                   [&](const Error& x, const Error& y) { return line_of(x) < line_of(y); });
+}
+
+Accelerator read_entry(const SourceText& src, Diagnostics& diag) {
+  Accelerator a;
+  a.origin = src.name;
+  Result<YAML::Node> root = load_yaml(src.text, src.name);
+  if (!root) {
+    diag.errors.push_back(root.error());
+    return a;
+  }
+  check_duplicate_keys(*root, src.name, &diag);
+  YamlMap top(*root, src.name, "accelerator", &diag);
+  if (!top.valid()) return a;
+  EntryReader r(src.name, &diag);
+  r.read_sources(top, a.sources);
+  read_identity(top, r, a);
+  read_compute(top, r, a);
+  read_memory(top, r, a);
+  read_interconnect(top, r, a);
+  read_power(top, r, a);
+  read_price(top, r, a);
+  read_software(top, r, a);
+  read_efficiency(top, r, a);
+  top.finish();
+  r.report_unused();
+  sort_by_line(diag.errors);
+  return a;
+}
+
+}  // namespace
+
+Result<Accelerator> parse_accelerator(const SourceText& src) {
+  Diagnostics diag;
+  Accelerator a = read_entry(src, diag);
+  if (!diag.ok()) return make_error(diag.to_result().error());
+  return a;
+}
+
+std::vector<Error> check_accelerator(const SourceText& src) {
+  Diagnostics diag;
+  read_entry(src, diag);
+  return diag.errors;
+}
+
+}  // namespace rooftop::catalog

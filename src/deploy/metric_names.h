@@ -1,0 +1,26 @@
+// The series names `rooftop monitor` exports, in its two naming modes
+// (dcgm-exporter compatible, or rooftop_* in base units), so the scrape
+// config, alert rules and dashboard always match what is exported.
+#pragma once
+
+#include <string>
+
+namespace rooftop::deploy {
+
+struct MetricNames {
+  std::string gpu_util;         // utilisation
+  double util_full_scale;       // value that means 100 % (100 for DCGM percent, 1 for ratios)
+  std::string mem_copy_util;
+  std::string fb_used;
+  std::string fb_free;
+  std::string temp;
+  std::string power;
+  std::string sm_clock;
+  std::string throttle_reasons; // bitmask of NVML clocks-event reasons
+  std::string xid;
+  std::string host_label;       // label carrying the node name
+};
+
+const MetricNames& metric_names(bool rooftop_names);
+
+}  // namespace rooftop::deploy

@@ -1,0 +1,197 @@
+// The per-operator roofline, collectives (ring all-reduce, bus bandwidth,
+// the seeds' eta), straggler order statistics, and single kernels priced on
+// their own (GEMM, STREAM, all-reduce, copy) for `rooftop validate`.
+// Formulas and sources: docs/model.md.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/text.h"
+#include "model/internal.h"
+
+namespace rooftop::model {
+
+namespace detail {
+
+OpCost op_cost(const workload::Operator& op, double batch, Precision p, const catalog::Accelerator& a,
+               const Efficiency& e, double shard) {
+  const double peak = a.peak(p).or_else(0);
+  const double bw = a.memory_bytes_per_s.or_else(0);
+  ROOFTOP_ASSERT(peak > 0 && bw > 0 && e.compute > 0 && e.memory > 0 && shard >= 1);
+  OpCost c;
+  c.flops = workload::op_flops(op, batch) * op.repeat / shard;
+  c.bytes = workload::op_bytes(op, batch, p) * op.repeat / shard;
+  c.compute_s = c.flops / (peak * e.compute);
+  c.memory_s = c.bytes / (bw * e.memory);
+  c.overhead_s = op.repeat * e.op_overhead_s;
+  const double roof_s = std::max(c.compute_s, c.memory_s);
+  c.time_s = roof_s + c.overhead_s;
+  c.bound = c.overhead_s > roof_s ? Bound::overhead : c.compute_s >= c.memory_s ? Bound::compute : Bound::memory;
+  return c;
+}
+
+Result<LinkChoice> collective_link(const catalog::Accelerator& a) {
+  LinkChoice c;
+  if (a.scale_up.bytes_per_s_per_direction.known() && *a.scale_up.bytes_per_s_per_direction.value > 0) {
+    c.name = a.scale_up.name.empty() ? "scale-up link" : a.scale_up.name;
+    c.peak_bytes_per_s = *a.scale_up.bytes_per_s_per_direction.value;
+    // Full-mesh fabrics (AMD Infinity Fabric/xGMI, Gaudi's on-die RoCE ports):
+    // the quoted figure is the sum over 7 peer links of an 8-device board.
+    std::string n = to_lower(c.name);
+    if (n.find("infinity") != std::string::npos || n.find("xgmi") != std::string::npos ||
+        n.find("roce") != std::string::npos) {
+      c.peers = 7;
+    }
+    return c;
+  }
+  if (a.host.bytes_per_s_per_direction.known() && *a.host.bytes_per_s_per_direction.value > 0) {
+    c.name = a.host.name.empty() ? "host link" : a.host.name;
+    c.peak_bytes_per_s = *a.host.bytes_per_s_per_direction.value;
+    return c;
+  }
+  return make_error(Errc::unsupported,
+                    "the catalog knows neither a scale-up nor a host link bandwidth for '" + a.id +
+                        "', so communication between devices cannot be priced",
+                    a.id);
+}
+
+double ring_bytes_per_s(const LinkChoice& link, int n) {
+  if (link.peers <= 1) return link.peak_bytes_per_s;
+  return link.peak_bytes_per_s * std::min<double>(n - 1, link.peers) / link.peers;
+}
+
+std::string precision_list(const catalog::Accelerator& a) {
+  std::string s;
+  for (Precision p : a.precisions()) s += (s.empty() ? "" : ", ") + std::string(to_string(p));
+  return s.empty() ? "none known" : s;
+}
+
+Result<void> check_device(const catalog::Accelerator& a, Precision p) {
+  if (!a.supports(p)) {
+    return make_error(Errc::unsupported,
+                      "'" + a.id + "' has no " + std::string(to_string(p)) +
+                          " peak in the catalog; it has: " + precision_list(a),
+                      "--precision");
+  }
+  if (!a.memory_bytes_per_s.known() || *a.memory_bytes_per_s.value <= 0) {
+    return make_error(Errc::unsupported,
+                      "the memory bandwidth of '" + a.id + "' is unknown in the catalog; the roofline needs it",
+                      a.id);
+  }
+  if (!a.memory_bytes.known() || *a.memory_bytes.value <= 0) {
+    return make_error(Errc::unsupported,
+                      "the memory capacity of '" + a.id + "' is unknown in the catalog; cannot check the fit",
+                      a.id);
+  }
+  return {};
+}
+
+}  // namespace detail
+
+OpPrediction roofline(const workload::Operator& op, double batch, Precision p, const catalog::Accelerator& a,
+                      const Efficiency& e) {
+  detail::OpCost c = detail::op_cost(op, batch, p, a, e, 1);
+  OpPrediction out;
+  out.name = op.name;
+  out.kind = op.kind;
+  out.phase = op.phase;
+  out.flops = c.flops;
+  out.bytes = c.bytes;
+  out.intensity = c.bytes > 0 ? c.flops / c.bytes : 0;
+  out.time_s = c.time_s;
+  out.bound = c.bound;
+  out.share = 1;
+  return out;
+}
+
+double ring_allreduce_s(double bytes, int n, double link_bytes_per_s, double latency_s) {
+  if (n <= 1 || bytes <= 0) return 0;
+  return 2.0 * (n - 1) / n * bytes / link_bytes_per_s + 2.0 * (n - 1) * latency_s;
+}
+
+double bandwidth_utilisation(int n, double effective_bytes_per_s, double max_bytes_per_s) {
+  if (n <= 1 || max_bytes_per_s <= 0) return 0;
+  return static_cast<double>(n - 1) / n * effective_bytes_per_s / max_bytes_per_s;
+}
+
+double allreduce_busbw(double bytes, int n, double time_s) {
+  if (n <= 1 || time_s <= 0) return 0;
+  return bytes / time_s * 2.0 * (n - 1) / n;
+}
+
+namespace {
+// Inverse of the standard normal CDF (Acklam's rational approximation,
+// relative error below 1.2e-9).
+double inverse_normal_cdf(double q) {
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                             1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01,  -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  const double lo = 0.02425;
+  if (q < lo) {
+    double t = std::sqrt(-2 * std::log(q));
+    return (((((c[0] * t + c[1]) * t + c[2]) * t + c[3]) * t + c[4]) * t + c[5]) /
+           ((((d[0] * t + d[1]) * t + d[2]) * t + d[3]) * t + 1);
+  }
+  if (q > 1 - lo) return -inverse_normal_cdf(1 - q);
+  double r = q - 0.5, s = r * r;
+  return (((((a[0] * s + a[1]) * s + a[2]) * s + a[3]) * s + a[4]) * s + a[5]) * r /
+         (((((b[0] * s + b[1]) * s + b[2]) * s + b[3]) * s + b[4]) * s + 1);
+}
+}  // namespace
+
+double expected_max_standard_normal(int n) {
+  if (n <= 1) return 0;
+  return inverse_normal_cdf((n - 0.375) / (n + 0.25));
+}
+
+double straggler_factor(int n, double cv) { return 1 + std::max(0.0, cv) * expected_max_standard_normal(n); }
+
+Result<double> gemm_flop_per_s(const catalog::Accelerator& a, Precision p, double m, double n, double k) {
+  if (!a.supports(p)) {
+    return make_error(Errc::unsupported, "'" + a.id + "' has no " + std::string(to_string(p)) +
+                                             " peak in the catalog; it has: " + detail::precision_list(a));
+  }
+  if (!a.memory_bytes_per_s.known()) {
+    return make_error(Errc::unsupported, "the memory bandwidth of '" + a.id + "' is unknown in the catalog");
+  }
+  workload::Operator op;
+  op.kind = workload::OpKind::matmul;
+  op.flops = 2 * m * n * k;
+  op.weight_elems = k * n;
+  op.in_elems = m * k;
+  op.out_elems = m * n;
+  OpPrediction r = roofline(op, 1, p, a, efficiency_for(a));
+  return r.flops / r.time_s;
+}
+
+Result<double> stream_bytes_per_s(const catalog::Accelerator& a, double bytes) {
+  if (!a.memory_bytes_per_s.known()) {
+    return make_error(Errc::unsupported, "the memory bandwidth of '" + a.id + "' is unknown in the catalog");
+  }
+  Efficiency e = efficiency_for(a);
+  double time_s = bytes / (*a.memory_bytes_per_s.value * e.memory) + e.op_overhead_s;
+  return bytes / time_s;
+}
+
+Result<double> allreduce_busbw_bytes_per_s(const catalog::Accelerator& a, int n, double bytes) {
+  if (n < 2) return make_error(Errc::invalid_input, "an all-reduce needs at least 2 devices");
+  Result<detail::LinkChoice> link = detail::collective_link(a);
+  if (!link) return make_error(link.error());
+  Efficiency e = efficiency_for(a);
+  double bw = detail::ring_bytes_per_s(*link, n) * e.link;
+  return allreduce_busbw(bytes, n, ring_allreduce_s(bytes, n, bw, e.link_latency_s));
+}
+
+Result<double> copy_bytes_per_s(const catalog::Accelerator& a, bool bidirectional) {
+  Result<detail::LinkChoice> link = detail::collective_link(a);
+  if (!link) return make_error(link.error());
+  double one_way = detail::ring_bytes_per_s(*link, 2) * efficiency_for(a).link;
+  return bidirectional ? 2 * one_way : one_way;
+}
+
+}  // namespace rooftop::model

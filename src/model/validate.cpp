@@ -1,0 +1,257 @@
+// `rooftop validate`: measurement CSV rows -> predictions in each row's own
+// metric and unit, and the median absolute percentage error. How each
+// category is predicted is documented in docs/model.md#validation.
+#include "model/validate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+#include "core/text.h"
+#include "model/model.h"
+
+namespace rooftop::model {
+
+namespace {
+
+const char* const kRequired[] = {"id",        "accelerator_id", "model_id",          "category",
+                                 "workload",  "precision",      "batch_size",        "accelerator_count",
+                                 "scenario",  "metric",         "metric_value",      "unit"};
+
+// RFC 4180 records; each record remembers the line it starts on.
+struct Record {
+  int line = 0;
+  std::vector<std::string> fields;
+};
+
+std::vector<Record> split_records(std::string_view text) {
+  std::vector<Record> out;
+  Record rec;
+  std::string field;
+  bool quoted = false, any = false;
+  int line = 1;
+  rec.line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
+      else if (c == '"') quoted = false;
+      else field += c, line += c == '\n';
+      continue;
+    }
+    if (c == '"') quoted = true, any = true;
+    else if (c == ',') rec.fields.push_back(std::move(field)), field.clear(), any = true;
+    else if (c == '\r') continue;
+    else if (c == '\n') {
+      if (any || !field.empty()) rec.fields.push_back(std::move(field)), out.push_back(std::move(rec));
+      field.clear(), rec = Record{}, any = false;
+      rec.line = ++line;
+    } else field += c, any = true;
+  }
+  if (any || !field.empty()) rec.fields.push_back(std::move(field)), out.push_back(std::move(rec));
+  return out;
+}
+
+// Leading number of a cell like "32 (class name BS32)"; nullopt when none.
+std::optional<double> leading_number(const std::string& s) {
+  std::smatch m;
+  static const std::regex re(R"(^\s*([0-9]+(?:\.[0-9]+)?))");
+  if (!std::regex_search(s, m, re)) return std::nullopt;
+  return std::stod(m[1]);
+}
+
+// First word of a precision cell: "FP8 (e4m3fn)" -> fp8, "FP64 data" -> fp64.
+std::optional<Precision> row_precision(const std::string& cell) {
+  std::string word;
+  for (char c : trim(cell)) {
+    if (c == ' ' || c == '(' || c == ',') break;
+    word += c;
+  }
+  return parse_precision(word);
+}
+
+// Factor from base units (FLOP/s, bytes/s, samples/s, seconds) to the row's unit.
+std::optional<double> unit_scale(const std::string& unit) {
+  std::string u = to_lower(trim(unit));
+  if (u == "tflop/s" || u == "tflops" || u == "tops") return 1e-12;
+  if (u == "gflop/s" || u == "gflops") return 1e-9;
+  if (u == "gb/s") return 1e-9;
+  if (u == "tb/s") return 1e-12;
+  if (u == "samples/s" || u == "tokens/s" || u == "queries/s") return 1;
+  if (u == "s") return 1;
+  if (u == "ms") return 1e3;
+  if (u == "us") return 1e6;
+  return std::nullopt;
+}
+
+Result<double> predict_gemm(const MeasurementRow& r, const catalog::Accelerator& a, std::string& method) {
+  std::smatch m;
+  static const std::regex re(R"(([0-9]+)\s*x\s*([0-9]+)\s*x\s*([0-9]+))");
+  if (!std::regex_search(r.workload, m, re))
+    return make_error(Errc::invalid_input, "no MxNxK shape in the workload text");
+  std::optional<Precision> p = row_precision(r.precision);
+  if (!p) return make_error(Errc::invalid_input, "precision '" + r.precision + "' not recognised");
+  method = "gemm " + m[1].str() + "x" + m[2].str() + "x" + m[3].str() + " " + std::string(to_string(*p));
+  return gemm_flop_per_s(a, *p, std::stod(m[1]), std::stod(m[2]), std::stod(m[3]));
+}
+
+Result<double> predict_stream(const MeasurementRow& r, const catalog::Accelerator& a, std::string& method) {
+  // STREAM triad moves three arrays; "128Mi-element" fp64 buffers -> 3 x 1 GiB.
+  double bytes = 3.0 * (1 << 30);
+  std::smatch m;
+  static const std::regex re(R"(([0-9]+)\s*Mi-element)");
+  if (std::regex_search(r.workload, m, re)) {
+    double bpe = row_precision(r.precision) ? bytes_per_element(*row_precision(r.precision)) : 8;
+    bytes = 3 * std::stod(m[1]) * (1 << 20) * bpe;
+  }
+  method = "stream kernel, " + iec_bytes(bytes);
+  return stream_bytes_per_s(a, bytes);
+}
+
+Result<double> predict_interconnect(const MeasurementRow& r, const catalog::Accelerator& a, std::string& method) {
+  std::string text = to_lower(r.workload + " " + r.model_id);
+  std::smatch m;
+  static const std::regex nodes_re(R"(([0-9]+)\s*nodes?\b)");
+  if (std::regex_search(text, m, nodes_re) && std::stoi(m[1]) > 1)
+    return make_error(Errc::unsupported, "spans " + m[1].str() + " nodes: the catalog has no scale-out network bandwidth");
+  if (text.find("all-reduce") != std::string::npos || text.find("allreduce") != std::string::npos) {
+    if (to_lower(r.metric).find("busbw") == std::string::npos)
+      return make_error(Errc::unsupported, "only all-reduce bus bandwidth (busbw) is predicted");
+    double bytes = double(1 << 30);
+    static const std::regex size_re(R"(([0-9]+(?:\.[0-9]+)?)\s*([kmgt])(i?)b\b)");
+    if (std::regex_search(text, m, size_re)) {
+      int power = static_cast<int>(std::string("kmgt").find(m[2].str()[0])) + 1;
+      bytes = std::stod(m[1]) * std::pow(m[3].length() ? 1024.0 : 1000.0, power);
+    }
+    method = "ring all-reduce busbw, " + iec_bytes(bytes) + " over " + std::to_string(r.count);
+    return allreduce_busbw_bytes_per_s(a, r.count, bytes);
+  }
+  if (text.find("copy") != std::string::npos || text.find("memcpy") != std::string::npos) {
+    bool both = text.find("bidirectional") != std::string::npos;
+    method = both ? "device-to-device copy, both directions" : "device-to-device copy";
+    return copy_bytes_per_s(a, both);
+  }
+  return make_error(Errc::unsupported, "interconnect workload not recognised (all-reduce or device copy)");
+}
+
+Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerator& a, const WorkloadLoader& load,
+                              std::string& method) {
+  Result<workload::Workload> w = load(r.model_id);
+  if (!w) return make_error(w.error());
+  Request req;
+  req.accelerator = &a;
+  req.workload = &*w;
+  req.count = r.count;
+  if (!trim(r.precision).empty()) {
+    std::optional<Precision> p = row_precision(r.precision);
+    if (!p) return make_error(Errc::invalid_input, "precision '" + r.precision + "' not recognised");
+    req.precision = p;
+  }
+  std::optional<Scenario> sc = parse_scenario(trim(r.scenario));
+  if (!sc) return make_error(Errc::unsupported, "scenario '" + r.scenario + "' is not predicted (offline, server, single-stream)");
+  req.scenario = *sc;
+  if (std::optional<double> b = leading_number(r.batch); b && *b >= 1) req.batch = static_cast<int>(*b);
+  req.detail = false;
+  Result<Prediction> p = predict(req);
+  if (!p) return make_error(p.error());
+  method = "predict " + w->id + " " + std::string(to_string(p->precision)) + " batch " + std::to_string(p->batch) +
+           " " + std::string(to_string(*sc));
+  std::string unit = to_lower(trim(r.unit));
+  if (unit == "ms" || unit == "s" || unit == "us") return p->latency_s;
+  double per_device = p->throughput / r.count;
+  if (unit == "samples/s" && p->throughput_unit == "tokens/s") return per_device / std::max(1, w->output_tokens);
+  if (unit == "tokens/s" && p->throughput_unit != "tokens/s")
+    return make_error(Errc::unsupported, "row is in tokens/s but '" + w->id + "' is measured in " + p->throughput_unit);
+  return per_device;
+}
+
+}  // namespace
+
+Result<std::vector<MeasurementRow>> parse_measurements(std::string_view text, const std::string& name) {
+  std::vector<Record> recs = split_records(text);
+  if (recs.empty()) return make_error(Errc::invalid_input, "empty file, expected a header row", name + ":1");
+  const std::vector<std::string>& header = recs[0].fields;
+  std::vector<int> col;
+  std::string missing;
+  for (const char* want : kRequired) {
+    auto it = std::find_if(header.begin(), header.end(), [&](const std::string& h) { return trim(h) == want; });
+    if (it == header.end()) missing += (missing.empty() ? "" : ", ") + std::string(want);
+    col.push_back(static_cast<int>(it - header.begin()));
+  }
+  if (!missing.empty()) return make_error(Errc::invalid_input, "missing column(s): " + missing, name + ":1");
+  std::vector<MeasurementRow> rows;
+  for (std::size_t i = 1; i < recs.size(); ++i) {
+    const Record& rec = recs[i];
+    std::string where = name + ":" + std::to_string(rec.line);
+    if (rec.fields.size() != header.size())
+      return make_error(Errc::invalid_input, "expected " + std::to_string(header.size()) + " fields, got " +
+                                                 std::to_string(rec.fields.size()), where);
+    auto cell = [&](int k) { return rec.fields[col[k]]; };
+    MeasurementRow r;
+    r.line = rec.line;
+    r.id = cell(0), r.accelerator_id = cell(1), r.model_id = cell(2), r.category = cell(3);
+    r.workload = cell(4), r.precision = cell(5), r.batch = cell(6), r.scenario = cell(8);
+    r.metric = cell(9), r.unit = cell(11);
+    std::optional<double> v = parse_double(trim(cell(10)));
+    if (!v || !std::isfinite(*v) || *v <= 0)
+      return make_error(Errc::invalid_input, "metric_value '" + cell(10) + "' is not a positive number", where);
+    r.measured = *v;
+    std::string n = trim(cell(7));
+    if (!n.empty()) {
+      std::optional<long long> c = parse_int(n);
+      if (!c || *c < 1 || *c > 1000000)
+        return make_error(Errc::invalid_input, "accelerator_count '" + n + "' is not a whole number >= 1", where);
+      r.count = static_cast<int>(*c);
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+RowResult predict_row(const MeasurementRow& r, const catalog::Catalog& cat, const WorkloadLoader& load) {
+  RowResult out{r.id, r.accelerator_id, r.model_id, r.category, r.metric, r.unit, r.measured, std::nullopt, 0, "", ""};
+  Result<const catalog::Accelerator*> a = cat.get(r.accelerator_id);
+  if (!a) {
+    out.reason = a.error().message;
+    return out;
+  }
+  std::optional<double> scale = unit_scale(r.unit);
+  if (!scale) {
+    out.reason = "unit '" + r.unit + "' is not one rooftop predicts";
+    return out;
+  }
+  std::string cat_name = to_lower(r.category);
+  Result<double> v = make_error(Errc::unsupported, "category '" + r.category + "' is not predicted");
+  if (cat_name.find("gemm") != std::string::npos) v = predict_gemm(r, **a, out.method);
+  else if (cat_name.find("memory_bw") != std::string::npos) v = predict_stream(r, **a, out.method);
+  else if (cat_name.find("interconnect") != std::string::npos) v = predict_interconnect(r, **a, out.method);
+  else if (cat_name.find("inference") != std::string::npos) v = predict_mlperf(r, **a, load, out.method);
+  if (!v) {
+    out.reason = v.error().message;
+    return out;
+  }
+  out.predicted = *v * *scale;
+  out.error_pct = (*out.predicted - r.measured) / r.measured * 100;
+  return out;
+}
+
+double median_abs(std::vector<double> values) {
+  if (values.empty()) return 0;
+  for (double& v : values) v = std::fabs(v);
+  std::sort(values.begin(), values.end());
+  std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+Validation validate(const std::vector<MeasurementRow>& rows, const catalog::Catalog& cat, const WorkloadLoader& load) {
+  Validation v;
+  std::vector<double> errors;
+  for (const MeasurementRow& r : rows) {
+    v.rows.push_back(predict_row(r, cat, load));
+    if (v.rows.back().predicted) errors.push_back(v.rows.back().error_pct), ++v.predicted;
+  }
+  if (!errors.empty()) v.mdape_pct = median_abs(errors);
+  return v;
+}
+
+}  // namespace rooftop::model

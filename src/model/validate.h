@@ -1,0 +1,58 @@
+// Checking the model against published measurements (`rooftop validate`):
+// reads a CSV in the format of tests/data/validation/measurements.csv and
+// predicts each row from its columns alone. GEMM rows become one matmul of
+// the shape in the workload text, memory-bandwidth rows a streaming kernel,
+// all-reduce rows a ring collective over the catalog link (nccl-tests busbw),
+// and MLPerf rows a full predict() of the zoo model in the row's scenario.
+// Pure: the caller reads the file and supplies the workload loader.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "core/result.h"
+#include "workload/workload.h"
+
+namespace rooftop::model {
+
+// One measurement row, typed. `line` is the 1-based line it starts on.
+struct MeasurementRow {
+  int line = 0;
+  std::string id, accelerator_id, model_id, category, workload, precision, batch, scenario, metric, unit;
+  int count = 1;           // accelerator_count
+  double measured = 0;     // metric_value (per accelerator for throughput rows)
+};
+
+// Parses the CSV (RFC 4180 quoting, fields may span lines). Errors
+// (Errc::invalid_input, context "name:line"): missing required columns,
+// a row with the wrong number of fields, a number that does not parse.
+Result<std::vector<MeasurementRow>> parse_measurements(std::string_view text, const std::string& name);
+
+struct RowResult {
+  std::string id, accelerator, model, category, metric, unit;
+  double measured = 0;
+  std::optional<double> predicted;   // in the row's unit, per accelerator; empty when not predictable
+  double error_pct = 0;              // (predicted - measured) / measured x 100
+  std::string reason;                // why there is no prediction
+  std::string method;                // how it was predicted ("gemm 2048x2048x13312 bf16")
+};
+
+struct Validation {
+  std::vector<RowResult> rows;
+  std::optional<double> mdape_pct;   // median |error| over predicted rows
+  int predicted = 0;
+};
+
+using WorkloadLoader = std::function<Result<workload::Workload>(const std::string& model_id)>;
+
+RowResult predict_row(const MeasurementRow& row, const catalog::Catalog& cat, const WorkloadLoader& load);
+Validation validate(const std::vector<MeasurementRow>& rows, const catalog::Catalog& cat, const WorkloadLoader& load);
+
+// Median of |x| (0 for an empty list).
+double median_abs(std::vector<double> values);
+
+}  // namespace rooftop::model

@@ -1,0 +1,298 @@
+// nvml backend: NVIDIA GPUs through NVML, loaded with dlopen at run time.
+//
+// No NVIDIA header is used: the few types below are our own declarations of
+// the NVML ABI (x86-64 sizes checked with static_assert; see
+// shared research notes and docs/monitor.md). Every function is bound newest
+// version first ("_v3", "_v2", plain) because nvml.h #defines the plain
+// names to versioned ones and old drivers lack the new ones. Functions that
+// answer NOT_SUPPORTED once are not called again for that device (negative
+// cache), so a sampling round costs only the calls that can succeed.
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/dynlib.h"
+#include "telemetry/backends/backends.h"
+
+namespace rooftop::telemetry {
+namespace {
+
+// --- our declarations of the NVML ABI ---------------------------------------
+using nvml_return = int;
+struct NvmlDevice;
+struct NvmlEventSetSt;
+using nvml_device = NvmlDevice*;
+using nvml_event_set = NvmlEventSetSt*;
+struct NvmlUtilization { unsigned gpu, memory; };
+struct NvmlMemoryV1 { unsigned long long total, free, used; };
+struct NvmlMemoryV2 { unsigned version; unsigned long long total, reserved, free, used; };
+struct NvmlProcessV1 { unsigned pid; unsigned long long used_gpu_memory; };
+struct NvmlProcessV2 { unsigned pid; unsigned long long used_gpu_memory; unsigned gpu_instance, compute_instance; };
+struct NvmlPciInfo { char bus_id_legacy[16]; unsigned domain, bus, device, device_id, subsystem_id; char bus_id[32]; };
+struct NvmlTemperatureV1 { unsigned version; int sensor; int temperature; };
+struct NvmlEventData { nvml_device device; unsigned long long type, data; unsigned gpu_instance, compute_instance; };
+static_assert(sizeof(NvmlMemoryV2) == 40 && sizeof(NvmlProcessV2) == 24 && sizeof(NvmlPciInfo) == 68);
+static_assert(sizeof(NvmlTemperatureV1) == 12 && sizeof(NvmlProcessV1) == 16);
+constexpr unsigned kMemoryV2Version = sizeof(NvmlMemoryV2) | (2u << 24);      // NVML_STRUCT_VERSION(Memory, 2)
+constexpr unsigned kTemperatureV1Version = sizeof(NvmlTemperatureV1) | (1u << 24);
+constexpr nvml_return kSuccess = 0, kNotSupported = 3, kInsufficientSize = 7, kDriverNotLoaded = 9,
+                      kLibraryNotFound = 12;
+constexpr int kClockSm = 1, kClockMem = 2, kPcieTx = 0, kPcieRx = 1;
+constexpr unsigned long long kEventXid = 0x8;
+constexpr unsigned long long kNotAvailable = ~0ULL;
+
+struct Api {
+  nvml_return (*init)() = nullptr;
+  nvml_return (*shutdown)() = nullptr;
+  const char* (*error_string)(nvml_return) = nullptr;
+  nvml_return (*driver_version)(char*, unsigned) = nullptr;
+  nvml_return (*count)(unsigned*) = nullptr;
+  nvml_return (*handle)(unsigned, nvml_device*) = nullptr;
+  nvml_return (*name)(nvml_device, char*, unsigned) = nullptr;
+  nvml_return (*uuid)(nvml_device, char*, unsigned) = nullptr;
+  nvml_return (*pci)(nvml_device, NvmlPciInfo*) = nullptr;
+  nvml_return (*util)(nvml_device, NvmlUtilization*) = nullptr;
+  nvml_return (*mem_v2)(nvml_device, NvmlMemoryV2*) = nullptr;
+  nvml_return (*mem_v1)(nvml_device, NvmlMemoryV1*) = nullptr;
+  nvml_return (*temp_v)(nvml_device, NvmlTemperatureV1*) = nullptr;
+  nvml_return (*temp)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*power)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*power_limit)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*energy)(nvml_device, unsigned long long*) = nullptr;
+  nvml_return (*clock)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*max_clock)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*reasons)(nvml_device, unsigned long long*) = nullptr;
+  nvml_return (*pcie)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*procs_v2)(nvml_device, unsigned*, NvmlProcessV2*) = nullptr;  // _v3 and _v2 share the record
+  nvml_return (*procs_v1)(nvml_device, unsigned*, NvmlProcessV1*) = nullptr;
+  nvml_return (*ecc)(nvml_device, int, int, unsigned long long*) = nullptr;
+  nvml_return (*event_set_create)(nvml_event_set*) = nullptr;
+  nvml_return (*register_events)(nvml_device, unsigned long long, nvml_event_set) = nullptr;
+  nvml_return (*event_wait)(nvml_event_set, NvmlEventData*, unsigned) = nullptr;
+  nvml_return (*event_set_free)(nvml_event_set) = nullptr;
+};
+
+// Optional calls we may stop making per device after NOT_SUPPORTED.
+enum Call : unsigned { kUtil, kMem, kTemp, kPower, kEnergy, kSmClock, kMemClock, kReasons, kTx, kRx, kProcs, kEcc, kCalls };
+
+struct Gpu {
+  nvml_device handle = nullptr;
+  bool unsupported[kCalls] = {};
+  std::optional<std::int64_t> xid_last;
+};
+
+class NvmlBackend final : public Backend {
+ public:
+  explicit NvmlBackend(std::string library) : library_(std::move(library)) {}
+  ~NvmlBackend() override {
+    if (lib_ && api_.event_set_free && events_) api_.event_set_free(events_);
+    if (lib_ && initialised_) api_.shutdown();
+  }
+  std::string name() const override { return "nvml"; }
+
+  Result<std::vector<DeviceInfo>> open() override {
+    const bool explicit_lib = !library_.empty();
+    auto lib = DynLib::open(explicit_lib ? std::vector<std::string>{library_}
+                                         : std::vector<std::string>{"libnvidia-ml.so.1", "libnvidia-ml.so"});
+    if (!lib) {
+      if (explicit_lib) return make_error(Errc::not_found, lib.error().message, "NVML library");
+      return std::vector<DeviceInfo>{};  // no NVIDIA driver here: a normal answer
+    }
+    lib_ = std::make_unique<DynLib>(std::move(*lib));
+    ROOFTOP_TRY(bind_all());
+    const nvml_return rc = api_.init();
+    if (rc == kDriverNotLoaded || rc == kLibraryNotFound) return std::vector<DeviceInfo>{};
+    if (rc != kSuccess) return make_error(Errc::io, "nvmlInit failed: " + error(rc), lib_->path());
+    initialised_ = true;
+    unsigned n = 0;
+    if (const nvml_return c = api_.count(&n); c != kSuccess)
+      return make_error(Errc::io, "nvmlDeviceGetCount failed: " + error(c), lib_->path());
+    std::string driver;
+    char buf[96] = {};
+    if (api_.driver_version && api_.driver_version(buf, sizeof buf) == kSuccess) driver = buf;
+    if (api_.event_set_create && api_.register_events && api_.event_wait &&
+        api_.event_set_create(&events_) != kSuccess)
+      events_ = nullptr;
+    std::vector<DeviceInfo> infos;
+    for (unsigned i = 0; i < n; ++i) {
+      Gpu g;
+      if (api_.handle(i, &g.handle) != kSuccess) continue;
+      DeviceInfo d;
+      d.backend = "nvml";
+      d.index = static_cast<int>(i);
+      d.device = fmt::format("nvidia{}", i);
+      d.driver_version = driver;
+      if (api_.name(g.handle, buf, sizeof buf) == kSuccess) d.model = buf;
+      if (api_.uuid(g.handle, buf, sizeof buf) == kSuccess) d.uuid = buf;
+      NvmlPciInfo pci{};
+      if (api_.pci && api_.pci(g.handle, &pci) == kSuccess) d.pci_bus_id = pci.bus_id;
+      unsigned v = 0;
+      if (api_.power_limit && api_.power_limit(g.handle, &v) == kSuccess) d.power_limit_w = v / 1000.0;
+      if (api_.max_clock && api_.max_clock(g.handle, kClockSm, &v) == kSuccess) d.sm_clock_max_mhz = v;
+      if (api_.max_clock && api_.max_clock(g.handle, kClockMem, &v) == kSuccess) d.mem_clock_max_mhz = v;
+      if (events_) api_.register_events(g.handle, kEventXid, events_);  // unsupported on some boards: ignore
+      gpus_.push_back(g);
+      const DeviceSample first = sample(static_cast<int>(gpus_.size() - 1));
+      if (first.fb_used_bytes && first.fb_free_bytes) d.mem_total_bytes = *first.fb_used_bytes + *first.fb_free_bytes;
+      infos.push_back(std::move(d));
+    }
+    return infos;
+  }
+
+  DeviceSample sample(int device) override {
+    DeviceSample s;
+    if (device < 0 || static_cast<std::size_t>(device) >= gpus_.size()) return s;
+    drain_xid_events();
+    Gpu& g = gpus_[static_cast<std::size_t>(device)];
+    auto ok = [&](Call c, nvml_return rc) {
+      if (rc == kNotSupported) g.unsupported[c] = true;
+      return rc == kSuccess;
+    };
+    auto want = [&](Call c, bool bound) { return bound && !g.unsupported[c]; };
+    if (NvmlUtilization u{}; want(kUtil, api_.util != nullptr) && ok(kUtil, api_.util(g.handle, &u))) {
+      if (u.gpu <= 100) s.gpu_util_pct = u.gpu;  // drivers have reported 4294967295 (DCGM#199)
+      if (u.memory <= 100) s.mem_copy_util_pct = u.memory;
+    }
+    read_memory(g, s, ok, want);
+    unsigned v = 0;
+    if (NvmlTemperatureV1 t{kTemperatureV1Version, 0, 0}; want(kTemp, api_.temp_v != nullptr) && api_.temp_v(g.handle, &t) == kSuccess)
+      s.temp_c = t.temperature;
+    else if (want(kTemp, api_.temp != nullptr) && ok(kTemp, api_.temp(g.handle, 0, &v)))
+      s.temp_c = v;
+    if (want(kPower, api_.power != nullptr) && ok(kPower, api_.power(g.handle, &v))) s.power_w = v / 1000.0;
+    if (unsigned long long e = 0; want(kEnergy, api_.energy != nullptr) && ok(kEnergy, api_.energy(g.handle, &e)))
+      s.energy_j = e / 1000.0;
+    if (want(kSmClock, api_.clock != nullptr) && ok(kSmClock, api_.clock(g.handle, kClockSm, &v))) s.sm_clock_mhz = v;
+    if (want(kMemClock, api_.clock != nullptr) && ok(kMemClock, api_.clock(g.handle, kClockMem, &v))) s.mem_clock_mhz = v;
+    if (unsigned long long r = 0; want(kReasons, api_.reasons != nullptr) && ok(kReasons, api_.reasons(g.handle, &r)))
+      s.throttle_reasons = r;
+    if (want(kTx, api_.pcie != nullptr) && ok(kTx, api_.pcie(g.handle, kPcieTx, &v))) s.pcie_tx_bytes_per_s = v * 1000.0;
+    if (want(kRx, api_.pcie != nullptr) && ok(kRx, api_.pcie(g.handle, kPcieRx, &v))) s.pcie_rx_bytes_per_s = v * 1000.0;
+    if (unsigned long long e = 0; want(kEcc, api_.ecc != nullptr) && ok(kEcc, api_.ecc(g.handle, 1, 0, &e)))
+      s.ecc_uncorrected_total = static_cast<double>(e);
+    read_processes(g, s);
+    if (events_) s.xid_last = g.xid_last.value_or(0);
+    return s;
+  }
+
+ private:
+  Result<void> bind_all() {
+    const DynLib& l = *lib_;
+    ROOFTOP_TRY(l.require(api_.init, {"nvmlInit_v2", "nvmlInit"}));
+    ROOFTOP_TRY(l.require(api_.shutdown, {"nvmlShutdown"}));
+    ROOFTOP_TRY(l.require(api_.count, {"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"}));
+    ROOFTOP_TRY(l.require(api_.handle, {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"}));
+    ROOFTOP_TRY(l.require(api_.name, {"nvmlDeviceGetName"}));
+    ROOFTOP_TRY(l.require(api_.uuid, {"nvmlDeviceGetUUID"}));
+    l.bind(api_.error_string, {"nvmlErrorString"});
+    l.bind(api_.driver_version, {"nvmlSystemGetDriverVersion"});
+    l.bind(api_.pci, {"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"});
+    l.bind(api_.util, {"nvmlDeviceGetUtilizationRates"});
+    l.bind(api_.mem_v2, {"nvmlDeviceGetMemoryInfo_v2"});
+    l.bind(api_.mem_v1, {"nvmlDeviceGetMemoryInfo"});
+    l.bind(api_.temp_v, {"nvmlDeviceGetTemperatureV"});
+    l.bind(api_.temp, {"nvmlDeviceGetTemperature"});
+    l.bind(api_.power, {"nvmlDeviceGetPowerUsage"});
+    l.bind(api_.power_limit, {"nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPowerManagementLimit"});
+    l.bind(api_.energy, {"nvmlDeviceGetTotalEnergyConsumption"});
+    l.bind(api_.clock, {"nvmlDeviceGetClockInfo"});
+    l.bind(api_.max_clock, {"nvmlDeviceGetMaxClockInfo"});
+    l.bind(api_.reasons, {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
+    l.bind(api_.pcie, {"nvmlDeviceGetPcieThroughput"});
+    l.bind(api_.procs_v2, {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
+    l.bind(api_.procs_v1, {"nvmlDeviceGetComputeRunningProcesses"});
+    l.bind(api_.ecc, {"nvmlDeviceGetTotalEccErrors"});
+    l.bind(api_.event_set_create, {"nvmlEventSetCreate"});
+    l.bind(api_.register_events, {"nvmlDeviceRegisterEvents"});
+    l.bind(api_.event_wait, {"nvmlEventSetWait_v2", "nvmlEventSetWait"});
+    l.bind(api_.event_set_free, {"nvmlEventSetFree"});
+    if (!api_.util && !api_.mem_v2 && !api_.mem_v1)
+      return make_error(Errc::unsupported, lib_->path() + " exports neither utilisation nor memory queries");
+    return {};
+  }
+
+  // v2 reports `used` without driver-reserved memory (what nvidia-smi shows);
+  // v1 includes it. Prefer v2, fall back when the driver rejects the version.
+  template <typename Ok, typename Want>
+  void read_memory(Gpu& g, DeviceSample& s, Ok& ok, Want& want) {
+    if (!want(kMem, api_.mem_v2 != nullptr || api_.mem_v1 != nullptr)) return;
+    NvmlMemoryV2 m2{};
+    m2.version = kMemoryV2Version;
+    if (api_.mem_v2 && api_.mem_v2(g.handle, &m2) == kSuccess) {
+      s.fb_used_bytes = static_cast<double>(m2.used);
+      s.fb_free_bytes = static_cast<double>(m2.free);
+      return;
+    }
+    NvmlMemoryV1 m1{};
+    if (api_.mem_v1 && ok(kMem, api_.mem_v1(g.handle, &m1))) {
+      s.fb_used_bytes = static_cast<double>(m1.used);
+      s.fb_free_bytes = static_cast<double>(m1.free);
+    }
+  }
+
+  // Count may change between the size query and the read: retry a few times.
+  void read_processes(Gpu& g, DeviceSample& s) {
+    if (g.unsupported[kProcs] || (!api_.procs_v2 && !api_.procs_v1)) return;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      unsigned n = 0;
+      nvml_return rc = api_.procs_v2 ? api_.procs_v2(g.handle, &n, nullptr) : api_.procs_v1(g.handle, &n, nullptr);
+      if (rc == kSuccess) return;  // no processes
+      if (rc != kInsufficientSize) {
+        if (rc == kNotSupported) g.unsupported[kProcs] = true;
+        return;
+      }
+      n += 4;
+      s.processes.clear();
+      if (api_.procs_v2) {
+        std::vector<NvmlProcessV2> p(n);
+        rc = api_.procs_v2(g.handle, &n, p.data());
+        for (unsigned i = 0; rc == kSuccess && i < n; ++i) s.processes.push_back(process(p[i].pid, p[i].used_gpu_memory));
+      } else {
+        std::vector<NvmlProcessV1> p(n);
+        rc = api_.procs_v1(g.handle, &n, p.data());
+        for (unsigned i = 0; rc == kSuccess && i < n; ++i) s.processes.push_back(process(p[i].pid, p[i].used_gpu_memory));
+      }
+      if (rc == kSuccess) return;
+    }
+  }
+
+  static ProcessSample process(unsigned pid, unsigned long long mem) {
+    ProcessSample p;
+    p.pid = pid;
+    if (mem != kNotAvailable) p.gpu_mem_used_bytes = static_cast<double>(mem);
+    return p;
+  }
+
+  // XID errors arrive as events; poll without waiting and keep the last code per device.
+  void drain_xid_events() {
+    if (!events_) return;
+    for (int i = 0; i < 64; ++i) {
+      NvmlEventData e{};
+      if (api_.event_wait(events_, &e, 0) != kSuccess) return;  // NVML_ERROR_TIMEOUT: nothing pending
+      for (Gpu& g : gpus_) {
+        if (g.handle == e.device && (e.type & kEventXid)) g.xid_last = static_cast<std::int64_t>(e.data);
+      }
+    }
+  }
+
+  std::string error(nvml_return rc) const {
+    const char* s = api_.error_string ? api_.error_string(rc) : nullptr;
+    return s ? fmt::format("{} (NVML {})", s, rc) : fmt::format("NVML error {}", rc);
+  }
+
+  std::string library_;
+  std::unique_ptr<DynLib> lib_;
+  Api api_;
+  bool initialised_ = false;
+  nvml_event_set events_ = nullptr;
+  std::vector<Gpu> gpus_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_nvml_backend(const std::string& library) {
+  return std::make_unique<NvmlBackend>(library);
+}
+
+}  // namespace rooftop::telemetry

@@ -1,0 +1,43 @@
+// The one explicit list of telemetry backends (STYLE.md "Backends"). Vendor
+// backends are always compiled; each dlopens its library at run time.
+#include <cstdlib>
+
+#include "core/text.h"
+#include "telemetry/backends/backends.h"
+
+namespace rooftop::telemetry {
+
+std::vector<std::string> backend_names() { return {"proc", "nvml", "rocm", "ascend", "fake"}; }
+
+Result<std::unique_ptr<Backend>> make_backend(std::string_view spec, const BackendOptions& opts) {
+  const std::string s = trim(spec);
+  if (s == "proc") return make_proc_backend(opts.proc_root);
+  if (s == "nvml") {
+    std::string lib = opts.nvml_library;
+    if (lib.empty()) {
+      if (const char* env = std::getenv("ROOFTOP_NVML_LIBRARY")) lib = env;
+    }
+    return make_nvml_backend(lib);
+  }
+  if (s == "rocm") return make_rocm_backend();
+  if (s == "ascend") return make_ascend_backend();
+  if (starts_with(s, "fake:") && s.size() > 5) return make_fake_backend(s.substr(5), opts.clock_s);
+  if (s == "fake" || s == "fake:")
+    return make_error(Errc::invalid_input, "the fake backend needs a trace: fake:PATH (see data/traces/)", "--backends");
+  return make_error(Errc::invalid_input, did_you_mean("backend", s, backend_names()), "--backends");
+}
+
+Result<std::vector<std::unique_ptr<Backend>>> make_backends(std::string_view list, const BackendOptions& opts) {
+  std::vector<std::unique_ptr<Backend>> out;
+  const std::string l = trim(list);
+  std::vector<std::string> specs = l == "auto" ? std::vector<std::string>{"proc", "nvml", "rocm", "ascend"} : split(l, ',');
+  if (specs.empty() || l.empty()) return make_error(Errc::invalid_input, "no backend given", "--backends");
+  for (const std::string& spec : specs) {
+    auto b = make_backend(spec, opts);
+    if (!b) return make_error(b.error());
+    out.push_back(std::move(*b));
+  }
+  return out;
+}
+
+}  // namespace rooftop::telemetry

@@ -1,0 +1,390 @@
+// Store implementation (schema in docs/monitor.md; contract in store.h).
+#include "telemetry/store.h"
+
+#include <sqlite3.h>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace rooftop::telemetry {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS devices(
+  id INTEGER PRIMARY KEY, host TEXT NOT NULL, backend TEXT NOT NULL, uuid TEXT NOT NULL,
+  idx INTEGER NOT NULL, model TEXT NOT NULL, mem_total_bytes REAL,
+  UNIQUE(host, backend, uuid));
+CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS samples(
+  device_id INTEGER NOT NULL, ts_ms INTEGER NOT NULL, step_s REAL NOT NULL, job_id INTEGER,
+  gpu_util_pct REAL, mem_copy_util_pct REAL, fb_used_bytes REAL, fb_free_bytes REAL, temp_c REAL,
+  power_w REAL, energy_j REAL, sm_clock_mhz REAL, mem_clock_mhz REAL, throttle_reasons INTEGER,
+  xid INTEGER, pcie_tx_bytes_per_s REAL, pcie_rx_bytes_per_s REAL, ecc_uncorrected_total REAL,
+  PRIMARY KEY(device_id, ts_ms)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS host_samples(
+  host TEXT NOT NULL, ts_ms INTEGER NOT NULL, step_s REAL NOT NULL,
+  cpu_busy_pct REAL, cpu_iowait_pct REAL, mem_total_bytes REAL, mem_available_bytes REAL,
+  load1 REAL, load5 REAL, load15 REAL, disk_read_bytes_total REAL, disk_written_bytes_total REAL,
+  net_rx_bytes_total REAL, net_tx_bytes_total REAL,
+  PRIMARY KEY(host, ts_ms)) WITHOUT ROWID;
+)sql";
+
+// Column lists shared by insert, downsampling and reads (same order).
+constexpr const char* kSampleCols =
+    "gpu_util_pct, mem_copy_util_pct, fb_used_bytes, fb_free_bytes, temp_c, power_w, energy_j, sm_clock_mhz, "
+    "mem_clock_mhz, throttle_reasons, xid, pcie_tx_bytes_per_s, pcie_rx_bytes_per_s, ecc_uncorrected_total";
+constexpr const char* kHostCols =
+    "cpu_busy_pct, cpu_iowait_pct, mem_total_bytes, mem_available_bytes, load1, load5, load15, "
+    "disk_read_bytes_total, disk_written_bytes_total, net_rx_bytes_total, net_tx_bytes_total";
+
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  bool ok() const { return rc_ == SQLITE_OK; }
+  sqlite3_stmt* get() { return s_; }
+  void bind(int i, const std::optional<double>& v) {
+    v ? sqlite3_bind_double(s_, i, *v) : sqlite3_bind_null(s_, i);
+  }
+  void bind_int(int i, std::optional<std::int64_t> v) { v ? sqlite3_bind_int64(s_, i, *v) : sqlite3_bind_null(s_, i); }
+  void bind_text(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.c_str(), -1, SQLITE_TRANSIENT); }
+  std::optional<double> col(int i) {
+    if (sqlite3_column_type(s_, i) == SQLITE_NULL) return std::nullopt;
+    return sqlite3_column_double(s_, i);
+  }
+  std::optional<std::int64_t> col_int(int i) {
+    if (sqlite3_column_type(s_, i) == SQLITE_NULL) return std::nullopt;
+    return sqlite3_column_int64(s_, i);
+  }
+  std::string col_text(int i) {
+    const unsigned char* t = sqlite3_column_text(s_, i);
+    return t ? reinterpret_cast<const char*>(t) : "";
+  }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+  int rc_ = SQLITE_ERROR;
+};
+
+std::int64_t to_ms(double s) { return static_cast<std::int64_t>(std::llround(s * 1000)); }
+
+// max(x & bit) | ... over the 16 low bits: the OR of a bit mask across a bucket.
+std::string or_of_bits(const char* col) {
+  std::string out;
+  for (int b = 0; b < 16; ++b) out += fmt::format("{}max({} & {})", b ? " | " : "", col, 1 << b);
+  return out;
+}
+
+// Opening problems: which kind, said plainly.
+std::string explain(int rc, const char* msg) {
+  switch (rc & 0xff) {
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT: return std::string("the file is not a rooftop database or is corrupt (") + msg + ")";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return "the database is locked by another process (is another rooftop monitor writing it?)";
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+    case SQLITE_IOERR: return std::string("cannot write the database or its directory (") + msg + ")";
+    default: return msg;
+  }
+}
+
+}  // namespace
+
+Error Store::fail(const std::string& what) const {
+  const int rc = sqlite3_extended_errcode(db_);
+  return Error{Errc::io, what + ": " + explain(rc, sqlite3_errmsg(db_)), path_};
+}
+
+Result<void> Store::exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    sqlite3_free(err);
+    return make_error(fail("database error"));
+  }
+  return {};
+}
+
+Result<std::unique_ptr<Store>> Store::open(const std::string& path, const StoreOptions& opts) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  std::unique_ptr<Store> store(new Store(db, path, opts));
+  auto bad = [&](const std::string& what) {
+    Error e = store->fail(what);
+    e.code = Errc::invalid_input;
+    return make_error(std::move(e));
+  };
+  if (rc != SQLITE_OK) return bad("cannot open");
+  sqlite3_busy_timeout(db, 1000);
+  {
+    Stmt wal(db, "PRAGMA journal_mode=WAL");
+    if (!wal.ok() || sqlite3_step(wal.get()) != SQLITE_ROW) return bad("cannot open");
+    if (wal.col_text(0) != "wal")
+      return make_error(Errc::invalid_input, "cannot switch to WAL mode (journal_mode is " + wal.col_text(0) + ")", path);
+  }
+  if (!store->exec("PRAGMA synchronous=NORMAL")) return bad("cannot configure");
+  if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return bad("cannot lock");
+  if (sqlite3_exec(db, kSchema, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    Error e = store->fail("cannot create the schema");
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    e.code = Errc::invalid_input;
+    return make_error(std::move(e));
+  }
+  {
+    Stmt v(db, "SELECT value FROM meta WHERE key='schema_version'");
+    if (v.ok() && sqlite3_step(v.get()) == SQLITE_ROW) {
+      const int version = std::atoi(v.col_text(0).c_str());
+      if (version != kStoreSchemaVersion) {
+        sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+        return make_error(Errc::invalid_input,
+                          fmt::format("database schema version {} is not the version {} this rooftop writes", version,
+                                      kStoreSchemaVersion),
+                          path);
+      }
+    }
+  }
+  const std::string set_version =
+      fmt::format("INSERT OR IGNORE INTO meta VALUES('schema_version', '{}');"
+                  "INSERT OR IGNORE INTO meta VALUES('created_by', 'rooftop');COMMIT",
+                  kStoreSchemaVersion);
+  if (sqlite3_exec(db, set_version.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+    Error e = store->fail("cannot write");
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    e.code = Errc::invalid_input;
+    return make_error(std::move(e));
+  }
+  return store;
+}
+
+Result<std::unique_ptr<Store>> Store::open_read_only(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  std::unique_ptr<Store> store(new Store(db, path, {}));
+  if (rc != SQLITE_OK) return make_error(store->fail("cannot open").code, store->fail("cannot open").message, path);
+  sqlite3_busy_timeout(db, 2000);
+  Stmt v(db, "SELECT value FROM meta WHERE key='schema_version'");
+  if (!v.ok() || sqlite3_step(v.get()) != SQLITE_ROW) {
+    Error e = store->fail("not a rooftop history database");
+    e.code = Errc::invalid_input;
+    return make_error(std::move(e));
+  }
+  if (std::atoi(v.col_text(0).c_str()) != kStoreSchemaVersion)
+    return make_error(Errc::invalid_input, "unsupported schema version " + v.col_text(0), path);
+  return store;
+}
+
+Store::~Store() {
+  if (db_) sqlite3_close_v2(db_);
+}
+
+Result<std::int64_t> Store::device_id(const DeviceInfo& d) {
+  const std::string key = d.host + '\n' + d.backend + '\n' + d.uuid;
+  if (auto it = device_ids_.find(key); it != device_ids_.end()) return it->second;
+  Stmt ins(db_,
+           "INSERT INTO devices(host, backend, uuid, idx, model, mem_total_bytes) VALUES(?,?,?,?,?,?) "
+           "ON CONFLICT(host, backend, uuid) DO UPDATE SET idx=excluded.idx, model=excluded.model, "
+           "mem_total_bytes=excluded.mem_total_bytes RETURNING id");
+  ins.bind_text(1, d.host);
+  ins.bind_text(2, d.backend);
+  ins.bind_text(3, d.uuid);
+  sqlite3_bind_int(ins.get(), 4, d.index);
+  ins.bind_text(5, d.model);
+  ins.bind(6, d.mem_total_bytes);
+  if (!ins.ok() || sqlite3_step(ins.get()) != SQLITE_ROW) return make_error(fail("cannot record device"));
+  return device_ids_[key] = sqlite3_column_int64(ins.get(), 0);
+}
+
+Result<std::int64_t> Store::job_id(const std::string& job) {
+  if (auto it = job_ids_.find(job); it != job_ids_.end()) return it->second;
+  Stmt ins(db_, "INSERT INTO jobs(name) VALUES(?) ON CONFLICT(name) DO UPDATE SET name=name RETURNING id");
+  ins.bind_text(1, job);
+  if (!ins.ok() || sqlite3_step(ins.get()) != SQLITE_ROW) return make_error(fail("cannot record job"));
+  return job_ids_[job] = sqlite3_column_int64(ins.get(), 0);
+}
+
+Result<void> Store::append(const Snapshot& snap) {
+  ROOFTOP_TRY(exec("BEGIN"));
+  auto body = [&]() -> Result<void> {
+    const std::int64_t ts = to_ms(snap.time_s);
+    Stmt ins(db_, fmt::format("INSERT OR REPLACE INTO samples(device_id, ts_ms, step_s, job_id, {}) "
+                              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                              kSampleCols)
+                      .c_str());
+    if (!ins.ok()) return make_error(fail("cannot prepare insert"));
+    for (const DeviceReading& r : snap.devices) {
+      auto dev = device_id(r.info);
+      if (!dev) return make_error(dev.error());
+      std::optional<std::int64_t> job;
+      if (!r.sample.job.empty()) {
+        auto j = job_id(r.sample.job);
+        if (!j) return make_error(j.error());
+        job = *j;
+      }
+      const DeviceSample& s = r.sample;
+      sqlite3_reset(ins.get());
+      sqlite3_bind_int64(ins.get(), 1, *dev);
+      sqlite3_bind_int64(ins.get(), 2, ts);
+      sqlite3_bind_double(ins.get(), 3, opts_.interval_s);
+      ins.bind_int(4, job);
+      const std::optional<double> vals[] = {s.gpu_util_pct, s.mem_copy_util_pct, s.fb_used_bytes, s.fb_free_bytes,
+                                            s.temp_c, s.power_w, s.energy_j, s.sm_clock_mhz, s.mem_clock_mhz};
+      for (int i = 0; i < 9; ++i) ins.bind(5 + i, vals[i]);
+      ins.bind_int(14, s.throttle_reasons ? std::optional<std::int64_t>(static_cast<std::int64_t>(*s.throttle_reasons))
+                                          : std::nullopt);
+      ins.bind_int(15, s.xid_last);
+      ins.bind(16, s.pcie_tx_bytes_per_s);
+      ins.bind(17, s.pcie_rx_bytes_per_s);
+      ins.bind(18, s.ecc_uncorrected_total);
+      if (sqlite3_step(ins.get()) != SQLITE_DONE) return make_error(fail("cannot insert"));
+    }
+    if (snap.host) {
+      const HostSample& h = *snap.host;
+      Stmt hi(db_, fmt::format("INSERT OR REPLACE INTO host_samples(host, ts_ms, step_s, {}) "
+                               "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                               kHostCols)
+                       .c_str());
+      hi.bind_text(1, h.host);
+      sqlite3_bind_int64(hi.get(), 2, ts);
+      sqlite3_bind_double(hi.get(), 3, opts_.interval_s);
+      const std::optional<double> vals[] = {h.cpu_busy_pct, h.cpu_iowait_pct, h.mem_total_bytes, h.mem_available_bytes,
+                                            h.load1, h.load5, h.load15, h.disk_read_bytes_total,
+                                            h.disk_written_bytes_total, h.net_rx_bytes_total, h.net_tx_bytes_total};
+      for (int i = 0; i < 11; ++i) hi.bind(4 + i, vals[i]);
+      if (!hi.ok() || sqlite3_step(hi.get()) != SQLITE_DONE) return make_error(fail("cannot insert host row"));
+    }
+    return {};
+  };
+  if (auto r = body(); !r) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return r;
+  }
+  return exec("COMMIT");
+}
+
+Result<void> Store::maintain(double now_s) {
+  const std::int64_t keep_from = to_ms(now_s - opts_.retention_s);
+  const double step = opts_.downsample_step_s;
+  const std::int64_t bucket_ms = to_ms(step);
+  // Aligned to a bucket boundary so no bucket is split between two passes.
+  const std::int64_t cut = bucket_ms > 0 ? to_ms(now_s - opts_.downsample_after_s) / bucket_ms * bucket_ms : 0;
+  const std::string sql = fmt::format(
+      "BEGIN;"
+      "DELETE FROM samples WHERE device_id IN (SELECT id FROM devices) AND ts_ms < {keep};"
+      "DELETE FROM host_samples WHERE host IN (SELECT DISTINCT host FROM host_samples) AND ts_ms < {keep};"
+      "CREATE TEMP TABLE IF NOT EXISTS ds AS SELECT * FROM samples WHERE 0;"
+      "CREATE TEMP TABLE IF NOT EXISTS hds AS SELECT * FROM host_samples WHERE 0;"
+      "DELETE FROM temp.ds; DELETE FROM temp.hds;"
+      "INSERT INTO temp.ds SELECT device_id, ts_ms / {b} * {b}, {step}, max(job_id), avg(gpu_util_pct), "
+      "avg(mem_copy_util_pct), avg(fb_used_bytes), avg(fb_free_bytes), avg(temp_c), avg(power_w), max(energy_j), "
+      "avg(sm_clock_mhz), avg(mem_clock_mhz), {reasons}, max(xid), avg(pcie_tx_bytes_per_s), "
+      "avg(pcie_rx_bytes_per_s), max(ecc_uncorrected_total) FROM samples "
+      "WHERE device_id IN (SELECT id FROM devices) AND ts_ms < {cut} AND step_s < {step} "
+      "GROUP BY device_id, ts_ms / {b};"
+      "DELETE FROM samples WHERE device_id IN (SELECT id FROM devices) AND ts_ms < {cut} AND step_s < {step};"
+      "INSERT OR REPLACE INTO samples SELECT * FROM temp.ds;"
+      "INSERT INTO temp.hds SELECT host, ts_ms / {b} * {b}, {step}, avg(cpu_busy_pct), avg(cpu_iowait_pct), "
+      "avg(mem_total_bytes), avg(mem_available_bytes), avg(load1), avg(load5), avg(load15), "
+      "max(disk_read_bytes_total), max(disk_written_bytes_total), max(net_rx_bytes_total), max(net_tx_bytes_total) "
+      "FROM host_samples WHERE host IN (SELECT DISTINCT host FROM host_samples) AND ts_ms < {cut} AND step_s < {step} "
+      "GROUP BY host, ts_ms / {b};"
+      "DELETE FROM host_samples WHERE host IN (SELECT DISTINCT host FROM host_samples) AND ts_ms < {cut} "
+      "AND step_s < {step};"
+      "INSERT OR REPLACE INTO host_samples SELECT * FROM temp.hds;"
+      "COMMIT;",
+      fmt::arg("keep", keep_from), fmt::arg("b", bucket_ms > 0 ? bucket_ms : 1), fmt::arg("step", step),
+      fmt::arg("cut", cut), fmt::arg("reasons", or_of_bits("throttle_reasons")));
+  if (auto r = exec(sql.c_str()); !r) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return r;
+  }
+  return {};
+}
+
+Result<std::vector<StoredDevice>> Store::devices() {
+  Stmt q(db_, "SELECT id, host, backend, uuid, model, idx, mem_total_bytes FROM devices ORDER BY host, backend, idx");
+  if (!q.ok()) return make_error(fail("cannot read devices"));
+  std::vector<StoredDevice> out;
+  while (sqlite3_step(q.get()) == SQLITE_ROW) {
+    StoredDevice d;
+    d.id = sqlite3_column_int64(q.get(), 0);
+    d.host = q.col_text(1);
+    d.backend = q.col_text(2);
+    d.uuid = q.col_text(3);
+    d.model = q.col_text(4);
+    d.index = sqlite3_column_int(q.get(), 5);
+    d.mem_total_bytes = q.col(6);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Result<void> Store::scan(std::int64_t device, double from_s, double to_s,
+                         const std::function<void(const StoredSample&)>& fn) {
+  Stmt q(db_, fmt::format("SELECT ts_ms, step_s, jobs.name, {} FROM samples LEFT JOIN jobs ON jobs.id = job_id "
+                          "WHERE device_id = ? AND ts_ms >= ? AND ts_ms < ? ORDER BY ts_ms",
+                          kSampleCols)
+                  .c_str());
+  if (!q.ok()) return make_error(fail("cannot query samples"));
+  sqlite3_bind_int64(q.get(), 1, device);
+  sqlite3_bind_int64(q.get(), 2, to_ms(from_s));
+  sqlite3_bind_int64(q.get(), 3, to_ms(to_s));
+  int rc;
+  while ((rc = sqlite3_step(q.get())) == SQLITE_ROW) {
+    StoredSample r;
+    r.time_s = sqlite3_column_int64(q.get(), 0) / 1000.0;
+    r.step_s = sqlite3_column_double(q.get(), 1);
+    DeviceSample& s = r.sample;
+    s.job = q.col_text(2);
+    std::optional<double>* dst[] = {&s.gpu_util_pct, &s.mem_copy_util_pct, &s.fb_used_bytes, &s.fb_free_bytes,
+                                    &s.temp_c, &s.power_w, &s.energy_j, &s.sm_clock_mhz, &s.mem_clock_mhz};
+    for (int i = 0; i < 9; ++i) *dst[i] = q.col(3 + i);
+    if (auto v = q.col_int(12)) s.throttle_reasons = static_cast<std::uint64_t>(*v);
+    s.xid_last = q.col_int(13);
+    s.pcie_tx_bytes_per_s = q.col(14);
+    s.pcie_rx_bytes_per_s = q.col(15);
+    s.ecc_uncorrected_total = q.col(16);
+    fn(r);
+  }
+  if (rc != SQLITE_DONE) return make_error(fail("cannot read samples"));
+  return {};
+}
+
+Result<std::vector<StoredSample>> Store::query(std::int64_t device, double from_s, double to_s) {
+  std::vector<StoredSample> out;
+  ROOFTOP_TRY(scan(device, from_s, to_s, [&](const StoredSample& s) { out.push_back(s); }));
+  return out;
+}
+
+Result<std::vector<StoredHostSample>> Store::query_host(const std::string& host, double from_s, double to_s) {
+  Stmt q(db_, fmt::format("SELECT ts_ms, step_s, {} FROM host_samples WHERE host = ? AND ts_ms >= ? AND ts_ms < ? "
+                          "ORDER BY ts_ms",
+                          kHostCols)
+                  .c_str());
+  if (!q.ok()) return make_error(fail("cannot query host samples"));
+  q.bind_text(1, host);
+  sqlite3_bind_int64(q.get(), 2, to_ms(from_s));
+  sqlite3_bind_int64(q.get(), 3, to_ms(to_s));
+  std::vector<StoredHostSample> out;
+  int rc;
+  while ((rc = sqlite3_step(q.get())) == SQLITE_ROW) {
+    StoredHostSample r;
+    r.time_s = sqlite3_column_int64(q.get(), 0) / 1000.0;
+    r.step_s = sqlite3_column_double(q.get(), 1);
+    HostSample& h = r.host;
+    h.host = host;
+    std::optional<double>* dst[] = {&h.cpu_busy_pct, &h.cpu_iowait_pct, &h.mem_total_bytes, &h.mem_available_bytes,
+                                    &h.load1, &h.load5, &h.load15, &h.disk_read_bytes_total,
+                                    &h.disk_written_bytes_total, &h.net_rx_bytes_total, &h.net_tx_bytes_total};
+    for (int i = 0; i < 11; ++i) *dst[i] = q.col(2 + i);
+    out.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) return make_error(fail("cannot read host samples"));
+  return out;
+}
+
+}  // namespace rooftop::telemetry

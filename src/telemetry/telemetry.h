@@ -1,0 +1,178 @@
+// telemetry: watch accelerators and the host they sit in.
+//
+// Data flow (ARCHITECTURE.md): backends -> Sampler -> Snapshot -> {exposition
+// (/metrics text), Store (SQLite history)}. A Backend reads one vendor API
+// (procfs, NVML, ROCm SMI, Ascend DCMI, or a replayed trace) and answers with
+// plain structs whose fields are all std::optional: a value the device does
+// not report stays unknown, it never becomes 0 or a sentinel. The Sampler
+// runs on its own thread and hands out complete snapshots; nothing that
+// serves a scrape ever calls into a device.
+//
+// This is the module's public header together with telemetry/store.h (the
+// history database, including the read API used by `rooftop analyze`) and
+// telemetry/server.h (the /metrics HTTP server).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace rooftop::telemetry {
+
+// Static facts about one device, read once when a backend opens.
+struct DeviceInfo {
+  std::string backend;         // "nvml", "rocm", "ascend", "fake"
+  int index = 0;               // index within its backend: the `gpu` label
+  std::string uuid;            // vendor unique id ("GPU-..."), or a synthetic one
+  std::string model;           // marketing name, e.g. "NVIDIA H100 80GB HBM3"
+  std::string device;          // device node name, e.g. "nvidia0"
+  std::string pci_bus_id;      // "00000000:17:00.0" when known
+  std::string driver_version;  // when known
+  std::string host;            // host name the device belongs to
+  std::optional<double> mem_total_bytes;
+  std::optional<double> power_limit_w;
+  std::optional<double> sm_clock_max_mhz;
+  std::optional<double> mem_clock_max_mhz;
+};
+
+struct ProcessSample {
+  std::uint32_t pid = 0;
+  std::optional<double> gpu_mem_used_bytes;
+};
+
+// One reading of one device. Utilisations are percentages 0..100 as the
+// vendor APIs report them; exposition converts to ratios where names ask.
+struct DeviceSample {
+  std::optional<double> gpu_util_pct;       // a kernel was running (NVML "gpu")
+  std::optional<double> mem_copy_util_pct;  // memory controller busy (NVML "memory")
+  std::optional<double> fb_used_bytes;
+  std::optional<double> fb_free_bytes;
+  std::optional<double> temp_c;
+  std::optional<double> power_w;
+  std::optional<double> energy_j;           // counter since driver load
+  std::optional<double> sm_clock_mhz;
+  std::optional<double> mem_clock_mhz;
+  std::optional<std::uint64_t> throttle_reasons;  // NVML clock-event bit mask
+  std::optional<std::int64_t> xid_last;           // last XID error code, 0 = none
+  std::optional<double> pcie_tx_bytes_per_s;
+  std::optional<double> pcie_rx_bytes_per_s;
+  std::optional<double> ecc_uncorrected_total;    // volatile uncorrected ECC errors
+  std::vector<ProcessSample> processes;
+  std::string job;                                // workload label (traces); "" = unknown
+};
+
+// The host: CPU from /proc/stat deltas, memory, load, disk and network
+// counters summed over physical disks and non-loopback interfaces.
+struct HostSample {
+  std::string host;
+  std::optional<double> cpu_busy_pct;
+  std::optional<double> cpu_iowait_pct;
+  std::vector<double> core_busy_pct;  // per logical CPU; empty when unknown
+  std::optional<double> mem_total_bytes;
+  std::optional<double> mem_available_bytes;
+  std::optional<double> load1, load5, load15;
+  std::optional<double> disk_read_bytes_total;
+  std::optional<double> disk_written_bytes_total;
+  std::optional<double> net_rx_bytes_total;
+  std::optional<double> net_tx_bytes_total;
+};
+
+struct DeviceReading {
+  DeviceInfo info;
+  DeviceSample sample;
+};
+
+// Everything one sampling round produced.
+struct Snapshot {
+  double time_s = 0;              // Unix time of the round
+  double collect_duration_s = 0;  // how long the round took
+  std::optional<HostSample> host;
+  std::vector<DeviceReading> devices;
+};
+
+// One telemetry source (STYLE.md "Backends"). open() is called once and
+// returns the devices (an empty list when the library or device is absent:
+// that is a normal answer). sample() and sample_host() are called from the
+// sampler thread only and must not throw.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual Result<std::vector<DeviceInfo>> open() = 0;
+  virtual DeviceSample sample(int device) = 0;
+  virtual std::optional<HostSample> sample_host() { return std::nullopt; }
+};
+
+// Where backends look for things; defaults are the real system.
+struct BackendOptions {
+  std::string proc_root = "/";  // procfs/sysfs root (tests use tests/data/proc/<case>)
+  std::string nvml_library;     // overrides libnvidia-ml.so.1 (env ROOFTOP_NVML_LIBRARY)
+  std::function<double()> clock_s;  // monotonic seconds for trace replay; steady clock when empty
+};
+
+// The backend names the registry knows, in "auto" order.
+std::vector<std::string> backend_names();
+// "proc", "nvml", "rocm", "ascend" or "fake:TRACE".
+Result<std::unique_ptr<Backend>> make_backend(std::string_view spec, const BackendOptions& opts);
+// "auto" (proc + every vendor backend) or a comma-separated list of specs.
+Result<std::vector<std::unique_ptr<Backend>>> make_backends(std::string_view list, const BackendOptions& opts);
+
+// Opens backends and samples them; start() runs rounds on its own thread.
+class Sampler {
+ public:
+  explicit Sampler(std::vector<std::unique_ptr<Backend>> backends);
+  ~Sampler();
+  // Opens every backend. A backend whose open() fails is reported in
+  // `warnings` and skipped; only an empty result overall is not an error.
+  Result<void> open(std::vector<std::string>* warnings = nullptr);
+  const std::vector<DeviceInfo>& devices() const { return devices_; }
+  // One round, on the calling thread.
+  Snapshot sample_once();
+  // Calls sample_once() every interval_s on a new thread and passes each
+  // snapshot to `sink` (on that thread) until stop().
+  void start(double interval_s, std::function<void(const Snapshot&)> sink);
+  void stop();
+
+ private:
+  struct Impl;
+  std::vector<std::unique_ptr<Backend>> backends_;
+  std::vector<std::pair<Backend*, int>> slots_;  // (backend, device index) per device
+  std::vector<DeviceInfo> devices_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Exposition (Prometheus text format 0.0.4).
+enum class Names {
+  dcgm,     // dcgm-exporter names, units and labels (existing dashboards work)
+  rooftop,  // rooftop_* names in base units; promtool-clean
+};
+Result<Names> parse_names(std::string_view text);
+std::string render_metrics(const Snapshot& snap, Names names);
+
+// Trace files replayed by the fake backend (format: docs/monitor.md).
+struct TraceRow {
+  double t_s = 0;  // seconds from the start of the trace
+  std::string host;
+  int gpu = 0;
+  std::string uuid;
+  std::string model;
+  DeviceSample sample;  // sample.job carries the `job` column
+  std::optional<double> host_cpu_pct;
+  std::optional<double> host_iowait_pct;
+};
+struct Trace {
+  std::vector<TraceRow> rows;  // sorted by t_s (stable for equal times)
+  double duration_s() const { return rows.empty() ? 0 : rows.back().t_s; }
+};
+// `source` names the input in errors ("trace.csv:12: ...").
+Result<Trace> parse_trace(std::string_view text, const std::string& source);
+Result<Trace> load_trace(const std::string& path);
+std::string format_trace(const Trace& trace);
+
+}  // namespace rooftop::telemetry

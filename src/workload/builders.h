@@ -1,0 +1,85 @@
+// The workload builders behind the zoo and custom model YAML. Each reads its
+// `config:` mapping strictly (problems go to the mapping's Diagnostics with
+// file:line) and builds a Workload at the requested shape. Internal to the
+// workload module; docs/workloads.md documents every config key.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/yaml.h"
+#include "workload/workload.h"
+
+namespace rooftop::workload::detail {
+
+enum class NormKind { layer, rms };
+enum class HeadKind { none, lm, pooler, qa, classifier, projection };
+
+struct TransformerConfig {
+  bool decoder = true;          // causal LM with prefill/decode; false: encoder
+  bool causal = true;           // causal attention mask (CLIP text encoders are causal encoders)
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;             // GQA/MQA; == heads for multi-head attention
+  int head_dim = 0;             // default hidden / heads
+  int ffn = 0;                  // FFN inner size (per expert for MoE)
+  bool gated = false;           // SwiGLU/GeGLU: up projection to 2 x ffn
+  int vocab = 0;
+  int experts = 0;              // MoE experts per layer (0: dense)
+  int top_k = 0;                // experts per token
+  bool tied_embeddings = false;
+  bool attn_bias = false;
+  bool mlp_bias = false;
+  bool lm_head_bias = false;
+  bool parallel_block = false;  // GPT-J: attention and MLP share one norm
+  NormKind norm = NormKind::rms;
+  bool final_norm = true;
+  bool embedding_norm = false;  // BERT: norm after the embeddings
+  int max_positions = 0;        // learned absolute positions (0: rotary)
+  int type_vocab = 0;           // BERT token types
+  HeadKind head = HeadKind::lm;
+  int classes = 0;              // classifier outputs
+  int image_size = 0;           // ViT: square image, patch embedding instead of tokens
+  int patch_size = 0;
+  int channels = 3;
+  int beams = 1;                // beam search width (decode runs `beams` hypotheses)
+  int seq_len = 0;              // encoder length / decoder training length
+  int input_tokens = 0;
+  int output_tokens = 0;
+};
+
+std::optional<TransformerConfig> parse_transformer(YamlMap& m);
+
+// One pass of a transformer over `tokens` positions of one sample.
+struct Pass {
+  Phase phase = Phase::forward;
+  double tokens = 0;        // positions processed (decode: beams)
+  double attn_pairs = 0;    // query-key pairs scored
+  double kv_context = 0;    // decode: cached positions each query reads
+  double head_tokens = 0;   // positions the output head runs on
+  bool frozen = false;
+  bool count_params = true;  // false: weights already counted by another phase
+};
+
+// Appends the operators of one pass; names get `prefix` + ".".
+void transformer_pass(std::vector<Operator>& ops, const TransformerConfig& c, const Pass& p,
+                      const std::string& prefix = {});
+// Encoder sequence length (ViT: patches + class token).
+int encoder_tokens(const TransformerConfig& c);
+Workload build_transformer(const TransformerConfig& c, const BuildOptions& opts);
+
+// Builders reading their own config; nullopt when the config had errors
+// (reported to m's Diagnostics).
+std::optional<Workload> build_transformer_yaml(YamlMap& m, const BuildOptions& opts);
+std::optional<Workload> build_resnet_yaml(YamlMap& m, const BuildOptions& opts);
+std::optional<Workload> build_retinanet_yaml(YamlMap& m, const BuildOptions& opts);
+std::optional<Workload> build_yolov8_yaml(YamlMap& m, const BuildOptions& opts);
+std::optional<Workload> build_dlrm_yaml(YamlMap& m, const BuildOptions& opts);
+std::optional<Workload> build_diffusion_yaml(YamlMap& m, const BuildOptions& opts);
+
+// Reads a list of integers (e.g. stage depths); errors go to m.
+std::vector<long long> int_list(YamlMap& m, const std::string& key, bool required, long long min_value = 0);
+
+}  // namespace rooftop::workload::detail

@@ -1,0 +1,158 @@
+// Operator arithmetic shared by every workload: names of the enums, bytes an
+// operator moves, totals, the training step derived from the forward pass and
+// the memory footprint. Formulas are written up in docs/workloads.md.
+#include "workload/workload.h"
+
+#include <algorithm>
+
+#include "workload/ops.h"
+
+namespace rooftop::workload {
+
+std::string_view to_string(Task t) { return t == Task::infer ? "infer" : "train"; }
+
+std::string_view to_string(Phase p) {
+  switch (p) {
+    case Phase::forward: return "forward";
+    case Phase::backward: return "backward";
+    case Phase::optimizer: return "optimizer";
+    case Phase::prefill: return "prefill";
+    case Phase::decode: return "decode";
+  }
+  return "forward";
+}
+
+namespace {
+constexpr std::pair<OpKind, std::string_view> kKindNames[] = {
+    {OpKind::matmul, "matmul"},   {OpKind::conv, "conv"},       {OpKind::attention, "attention"},
+    {OpKind::elementwise, "elementwise"}, {OpKind::norm, "norm"}, {OpKind::softmax, "softmax"},
+    {OpKind::embedding, "embedding"}, {OpKind::pool, "pool"},   {OpKind::reduce, "reduce"},
+    {OpKind::memory, "memory"},   {OpKind::other, "other"},
+};
+}  // namespace
+
+std::string_view to_string(OpKind k) {
+  for (const auto& [kind, name] : kKindNames) {
+    if (kind == k) return name;
+  }
+  return "other";
+}
+
+std::string_view to_string(Family f) {
+  switch (f) {
+    case Family::cnn: return "cnn";
+    case Family::encoder: return "encoder";
+    case Family::decoder_llm: return "decoder_llm";
+    case Family::recsys: return "recsys";
+    case Family::diffusion: return "diffusion";
+    case Family::custom: return "custom";
+    case Family::onnx: return "onnx";
+  }
+  return "custom";
+}
+
+std::optional<Task> parse_task(std::string_view s) {
+  if (s == "infer" || s == "inference") return Task::infer;
+  if (s == "train" || s == "training") return Task::train;
+  return std::nullopt;
+}
+
+std::optional<OpKind> parse_op_kind(std::string_view s) {
+  for (const auto& [kind, name] : kKindNames) {
+    if (name == s) return kind;
+  }
+  return std::nullopt;
+}
+
+// Optimizer operators move fp32 state (master weights, Adam moments,
+// gradients accumulated in fp32) whatever the compute precision.
+double op_bytes(const Operator& op, double batch, Precision p) {
+  double weights = op.weight_elems;
+  if (op.weight_elems_per_sample > 0) weights = std::min(op.weight_elems, batch * op.weight_elems_per_sample);
+  double elems = weights + batch * (op.in_elems + op.out_elems);
+  double bpe = op.phase == Phase::optimizer ? 4.0 : bytes_per_element(p);
+  return elems * bpe;
+}
+
+Totals totals(const std::vector<Operator>& ops, double batch, Precision p) {
+  Totals t;
+  for (const Operator& op : ops) {
+    t.flops += op.repeat * op_flops(op, batch);
+    t.bytes += op.repeat * op_bytes(op, batch, p);
+  }
+  t.intensity = t.bytes > 0 ? t.flops / t.bytes : 0;
+  return t;
+}
+
+std::vector<Operator> train_forward(const Workload& w) {
+  if (!w.train_forward_ops.empty()) return w.train_forward_ops;
+  std::vector<Operator> fwd;
+  for (const Operator& op : w.ops) {
+    if (op.phase == Phase::forward) fwd.push_back(op);
+  }
+  return fwd;
+}
+
+namespace {
+double trainable_params(const std::vector<Operator>& fwd) {
+  double p = 0;
+  for (const Operator& op : fwd) {
+    if (!op.frozen) p += op.params * op.repeat;
+  }
+  return p;
+}
+}  // namespace
+
+// Backward of an operator: gradients of its inputs and of its weights, each
+// a pass of the forward's size (2x FLOPs). It reads the weights and the
+// saved input plus the output gradient, writes the input gradient and the
+// weight gradients.
+std::vector<Operator> training_ops(const Workload& w) {
+  std::vector<Operator> fwd = train_forward(w);
+  std::vector<Operator> out;
+  out.reserve(2 * fwd.size() + 1);
+  for (Operator op : fwd) {
+    op.phase = Phase::forward;
+    out.push_back(std::move(op));
+  }
+  for (auto it = fwd.rbegin(); it != fwd.rend(); ++it) {
+    if (it->frozen) continue;
+    Operator b = *it;
+    b.phase = Phase::backward;
+    b.flops = 2 * it->flops;
+    double grow = it->weight_elems > 0 ? (it->weight_elems + it->params) / it->weight_elems : 1;
+    b.weight_elems = it->weight_elems * grow;
+    b.weight_elems_per_sample = it->weight_elems_per_sample * grow;
+    b.in_elems = it->in_elems + it->out_elems;
+    b.out_elems = it->in_elems;
+    b.params = 0;
+    out.push_back(std::move(b));
+  }
+  double trainable = trainable_params(fwd);
+  if (trainable > 0) {
+    // Adam: read parameter, gradient, m, v; write parameter, m, v. Its ~10
+    // FLOPs per parameter are per step, not per sample, so they are not
+    // counted (the update is memory-bound on every accelerator).
+    detail::add_op(out, "optimizer.adam", OpKind::elementwise, Phase::optimizer, 0, 7 * trainable, 0, 0, 1, 0);
+  }
+  return out;
+}
+
+Footprint footprint(const Workload& w, Task task, double batch, Precision p) {
+  Footprint f;
+  double bpe = bytes_per_element(p);
+  f.weights_bytes = w.params * bpe;
+  if (task == Task::infer) {
+    f.kv_cache_bytes = w.kv_elems_per_token * (w.input_tokens + w.output_tokens) * batch * bpe;
+    f.activations_bytes = w.activation_elems_per_sample * batch * bpe;
+  } else {
+    double trainable = trainable_params(train_forward(w));
+    f.gradients_bytes = trainable * bpe;
+    f.optimizer_bytes = trainable * (p == Precision::fp32 ? 8.0 : 12.0);
+    f.activations_bytes = w.train_activation_elems_per_sample * batch * bpe;
+  }
+  f.total_bytes = f.weights_bytes + f.kv_cache_bytes + f.activations_bytes + f.gradients_bytes + f.optimizer_bytes;
+  return f;
+}
+
+}  // namespace rooftop::workload

@@ -1,0 +1,250 @@
+// predict(): hand-computed inference, LLM, training, memory and parallelism
+// cases on the hand-built fixtures, and its errors.
+#include <gtest/gtest.h>
+
+#include "model/model.h"
+#include "unit/model/fixtures.h"
+
+namespace rooftop::model {
+namespace {
+
+using testing::kGiB;
+using testing::llm_model;
+using testing::matmul_model;
+using testing::test_gpu;
+
+Request request(const catalog::Accelerator& a, const workload::Workload& w) {
+  Request r;
+  r.accelerator = &a;
+  r.workload = &w;
+  return r;
+}
+
+TEST(Predict, OneLayerByHand) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);
+  Request r = request(a, w);
+  r.precision = Precision::fp16;
+  r.batch = 1;
+  Prediction p = *predict(r);
+  // Bytes (1e9 weights + 2e3 activations) x 2 at 0.8 TB/s; + 3 us overhead.
+  double time_s = 2.000004e9 / 0.8e12 + 3e-6;
+  EXPECT_NEAR(p.latency_s, time_s, 1e-12);
+  EXPECT_NEAR(p.throughput, 1 / time_s, 1e-6);
+  EXPECT_EQ(p.throughput_unit, "samples/s");
+  EXPECT_EQ(p.bound, Bound::memory);
+  ASSERT_EQ(p.per_op.size(), 1u);
+  EXPECT_DOUBLE_EQ(p.per_op[0].share, 1);
+  EXPECT_DOUBLE_EQ(p.memory.weights_bytes, 2e9);
+  EXPECT_DOUBLE_EQ(p.memory.capacity_bytes, 80 * kGiB);
+  EXPECT_DOUBLE_EQ(p.memory.usable_bytes, 72 * kGiB);
+  EXPECT_TRUE(p.memory.fits);
+  EXPECT_FALSE(p.assumptions.empty());
+}
+
+TEST(Predict, DetailOffSkipsPerOp) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);
+  Request r = request(a, w);
+  r.detail = false;
+  EXPECT_TRUE(predict(r)->per_op.empty());
+}
+
+TEST(Predict, DefaultPrecision) {
+  catalog::Accelerator a = test_gpu();
+  EXPECT_EQ(*default_precision(a, workload::Task::infer), Precision::bf16);
+  EXPECT_EQ(*default_precision(a, workload::Task::train), Precision::bf16);
+  a.peak_flop_per_s[static_cast<std::size_t>(Precision::int8)] = {200e12, "test"};
+  EXPECT_EQ(*default_precision(a, workload::Task::infer), Precision::int8);
+  EXPECT_EQ(*default_precision(a, workload::Task::train), Precision::bf16);
+}
+
+TEST(Predict, UnsupportedPrecisionNamesTheOnesItHas) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);
+  Request r = request(a, w);
+  r.precision = Precision::fp8;
+  Result<Prediction> p = predict(r);
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().code, Errc::unsupported);
+  EXPECT_NE(p.error().message.find("fp8"), std::string::npos);
+  EXPECT_NE(p.error().message.find("fp16"), std::string::npos);
+  EXPECT_NE(p.error().message.find("bf16"), std::string::npos);
+}
+
+TEST(Predict, MissingBandwidthIsAClearError) {
+  catalog::Accelerator a = test_gpu();
+  a.memory_bytes_per_s = {};
+  workload::Workload w = matmul_model(1e9);
+  Result<Prediction> p = predict(request(a, w));
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("bandwidth"), std::string::npos);
+}
+
+TEST(Predict, BadRequests) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);
+  Request r = request(a, w);
+  r.batch = 0;
+  EXPECT_EQ(predict(r).error().context, "--batch");
+  r.batch = -3;
+  EXPECT_EQ(predict(r).error().code, Errc::invalid_input);
+  r = request(a, w);
+  r.count = 0;
+  EXPECT_EQ(predict(r).error().context, "--count");
+  r = request(a, w);
+  r.task = workload::Task::train;
+  r.precision = Precision::fp32;
+  r.grad_accumulation = 0;
+  EXPECT_FALSE(predict(r));
+}
+
+TEST(Predict, DoesNotFitSaysByHowMuchAndSuggestsCount) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e11);  // 200 GB of fp16 weights
+  Request r = request(a, w);
+  r.precision = Precision::fp16;
+  Result<Prediction> p = predict(r);
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().code, Errc::invalid_input);
+  EXPECT_NE(p.error().message.find("short by"), std::string::npos);
+  EXPECT_NE(p.error().message.find("try --count 4"), std::string::npos);
+}
+
+TEST(Predict, TensorParallelWhenOneDeviceCannotHoldIt) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e11);
+  Request r = request(a, w);
+  r.precision = Precision::fp16;
+  r.count = 8;
+  Prediction p = *predict(r);
+  EXPECT_EQ(p.parallelism.tensor, 4);
+  EXPECT_EQ(p.parallelism.data, 2);
+  EXPECT_NEAR(p.memory.weights_bytes, 50e9, 1);
+  EXPECT_EQ(p.communication.link, "TestLink");
+  EXPECT_GT(p.communication.time_s, 0);
+  a.scale_up = {};
+  a.host = {};
+  EXPECT_FALSE(predict(r));
+}
+
+TEST(Predict, DataParallelInferenceScalesLinearly) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);
+  Request r = request(a, w);
+  r.batch = 16;
+  double one = predict(r)->throughput;
+  r.count = 4;
+  Prediction four = *predict(r);
+  EXPECT_NEAR(four.throughput, 4 * one, 1e-9 * one);
+  EXPECT_EQ(four.parallelism.data, 4);
+  EXPECT_TRUE(four.communication.link.empty());
+}
+
+TEST(Predict, TrainingMemoryIsSixteenBytesPerParameter) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);
+  Request r = request(a, w);
+  r.task = workload::Task::train;
+  r.batch = 1;
+  Prediction p = *predict(r);
+  EXPECT_EQ(p.precision, Precision::bf16);
+  EXPECT_DOUBLE_EQ(p.memory.weights_bytes + p.memory.gradients_bytes + p.memory.optimizer_bytes, 16e9);
+  EXPECT_DOUBLE_EQ(p.memory.activations_bytes, 2000);
+  r.precision = Precision::int8;
+  EXPECT_FALSE(predict(r));
+}
+
+TEST(Predict, TrainingFlopsAreThreeTimesForward) {
+  // 2 FLOPs per parameter per sample forward, 4 backward: 6 in all (not the seeds' 3).
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);
+  Request r = request(a, w);
+  r.task = workload::Task::train;
+  r.batch = 8;
+  Prediction p = *predict(r);
+  double fwd = 0, bwd = 0;
+  for (const OpPrediction& o : p.per_op) {
+    if (o.phase == workload::Phase::forward) fwd += o.flops;
+    if (o.phase == workload::Phase::backward) bwd += o.flops;
+  }
+  EXPECT_NEAR(fwd, 2e9 * 8, 1e6);
+  EXPECT_NEAR(fwd + bwd, 6e9 * 8, 6e9 * 8 * 0.01);
+}
+
+TEST(Predict, TrainingAllReduceAccumulationAndStragglers) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);
+  Request r = request(a, w);
+  r.task = workload::Task::train;
+  r.batch = 4;
+  r.count = 8;
+  Prediction p1 = *predict(r);
+  double ar = ring_allreduce_s(2e9, 8, 100e9 * 0.8, 0.6e-6);
+  EXPECT_NEAR(p1.communication.time_s, ar, 1e-12);
+  EXPECT_DOUBLE_EQ(p1.communication.bytes, 2e9);
+  EXPECT_NEAR(p1.communication.eta, 7.0 / 8 * 0.8, 0.01);
+  // Step(k) = k x (forward + backward) + optimizer + one all-reduce.
+  r.grad_accumulation = 2;
+  double l2 = predict(r)->latency_s;
+  r.grad_accumulation = 4;
+  Prediction p4 = *predict(r);
+  EXPECT_NEAR(p4.latency_s - p1.latency_s, 3 * (l2 - p1.latency_s), 1e-9);
+  EXPECT_GT(p4.throughput, p1.throughput);
+  // Stragglers stretch the compute part by 1 + cv x E[max of 8 normals].
+  r.grad_accumulation = 1;
+  r.straggler_cv = 0.1;
+  Prediction ps = *predict(r);
+  EXPECT_NEAR(ps.latency_s - ar, (p1.latency_s - ar) * straggler_factor(8, 0.1), 1e-9);
+}
+
+TEST(Predict, LlmSingleStreamByHand) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = llm_model();
+  Request r = request(a, w);
+  r.precision = Precision::fp16;
+  r.scenario = Scenario::single_stream;
+  Prediction p = *predict(r);
+  EXPECT_EQ(p.batch, 1);
+  double prefill = std::max(2e11 / 78e12, 2e9 / 0.8e12) + 3e-6;
+  double step = std::max(2e9 / 78e12, 2 * (1e9 + 1.05e7) / 0.8e12) + 3e-6;
+  EXPECT_NEAR(p.ttft_s, prefill, 1e-12);
+  EXPECT_NEAR(p.tpot_s, step, 1e-12);
+  EXPECT_NEAR(p.latency_s, prefill + 9 * step, 1e-12);
+  EXPECT_NEAR(p.throughput, 10 / (prefill + 9 * step), 1e-6);
+  EXPECT_EQ(p.throughput_unit, "tokens/s");
+  // KV cache: 1e5 elements per token x 110 tokens x 2 bytes.
+  EXPECT_DOUBLE_EQ(p.memory.kv_cache_bytes, 2.2e7);
+}
+
+TEST(Predict, OfflinePicksNearBestBatchThatFits) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = llm_model();
+  Request r = request(a, w);
+  r.precision = Precision::fp16;
+  Prediction p = *predict(r);
+  EXPECT_TRUE(p.memory.fits);
+  EXPECT_GT(p.batch, 1);
+  for (int b : {1, 16, 256, 2048}) {
+    r.batch = b;
+    EXPECT_GE(p.throughput, 0.99 * predict(r)->throughput) << "batch " << b;
+  }
+  r.batch = 100000;
+  EXPECT_FALSE(predict(r));  // KV cache of 100k sequences does not fit
+}
+
+TEST(Predict, ServerStaysWithinTheLatencyTarget) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);
+  Request r = request(a, w);
+  r.precision = Precision::fp16;
+  r.scenario = Scenario::server;
+  r.latency_target_s = 0.02;
+  Prediction p = *predict(r);
+  EXPECT_LE(p.latency_s, 0.02);
+  r.batch = 2 * p.batch;
+  EXPECT_GT(predict(r)->latency_s, 0.02);
+}
+
+}  // namespace
+}  // namespace rooftop::model

@@ -1,0 +1,157 @@
+// Hand-computed cases for every formula of the roofline and the collectives
+// (docs/model.md), and the efficiency table.
+#include <gtest/gtest.h>
+
+#include "model/model.h"
+#include "unit/model/fixtures.h"
+
+namespace rooftop::model {
+namespace {
+
+using testing::test_gpu;
+
+Efficiency half() {
+  Efficiency e;
+  e.compute = 0.5;
+  e.memory = 0.5;
+  e.op_overhead_s = 1e-6;
+  e.link = 0.8;
+  e.link_latency_s = 1e-6;
+  return e;
+}
+
+workload::Operator op(double flops, double weights, double in, double out, double repeat = 1) {
+  workload::Operator o;
+  o.name = "op";
+  o.kind = workload::OpKind::matmul;
+  o.flops = flops;
+  o.weight_elems = weights;
+  o.in_elems = in;
+  o.out_elems = out;
+  o.repeat = repeat;
+  return o;
+}
+
+TEST(Roofline, ComputeBound) {
+  // 1 GFLOP at 100 TFLOP/s x 0.5 = 20 us; 2 MB at 1 TB/s x 0.5 = 4 us; +1 us.
+  OpPrediction p = roofline(op(1e9, 1e6, 0, 0), 1, Precision::fp16, test_gpu(), half());
+  EXPECT_NEAR(p.time_s, 21e-6, 1e-12);
+  EXPECT_EQ(p.bound, Bound::compute);
+  EXPECT_DOUBLE_EQ(p.bytes, 2e6);
+  EXPECT_DOUBLE_EQ(p.intensity, 500);
+}
+
+TEST(Roofline, MemoryBound) {
+  // 20 MB (1e7 fp16 elements) at 0.5 TB/s = 40 us; 1 MFLOP = 0.02 us; +1 us.
+  OpPrediction p = roofline(op(1e6, 0, 1e7, 0), 1, Precision::fp16, test_gpu(), half());
+  EXPECT_NEAR(p.time_s, 41e-6, 1e-12);
+  EXPECT_EQ(p.bound, Bound::memory);
+}
+
+TEST(Roofline, OverheadBound) {
+  OpPrediction p = roofline(op(1e3, 0, 10, 10), 1, Precision::fp16, test_gpu(), half());
+  EXPECT_EQ(p.bound, Bound::overhead);
+  EXPECT_GT(p.time_s, 1e-6);
+}
+
+TEST(Roofline, BatchAndRepeatScale) {
+  // Batch 4: 4 GFLOP = 80 us; weights read once (2 MB = 4 us). Repeat 3: x3 incl. overhead.
+  OpPrediction p = roofline(op(1e9, 1e6, 0, 0, 3), 4, Precision::fp16, test_gpu(), half());
+  EXPECT_NEAR(p.time_s, 3 * (80e-6 + 1e-6), 1e-12);
+  EXPECT_DOUBLE_EQ(p.flops, 12e9);
+}
+
+TEST(Roofline, PrecisionChangesBytes) {
+  OpPrediction h = roofline(op(0, 0, 1e7, 0), 1, Precision::fp16, test_gpu(), half());
+  OpPrediction f = roofline(op(0, 0, 1e7, 0), 1, Precision::fp32, test_gpu(), half());
+  EXPECT_DOUBLE_EQ(f.bytes, 2 * h.bytes);
+}
+
+TEST(Collectives, RingAllReduce) {
+  // 2 (n-1)/n x S / B + 2 (n-1) x a = 2 x 7/8 x 1 GB / 100 GB/s + 14 us.
+  EXPECT_NEAR(ring_allreduce_s(1e9, 8, 100e9, 1e-6), 0.0175 + 14e-6, 1e-12);
+  EXPECT_NEAR(ring_allreduce_s(1e9, 2, 100e9, 0), 0.01, 1e-12);
+  EXPECT_EQ(ring_allreduce_s(1e9, 1, 100e9, 1e-6), 0);
+}
+
+TEST(Collectives, RingTrafficIsNearlyIndependentOfN) {
+  // The seeds' "O(N)" is garbled: per-device traffic is 2 (N-1)/N x S, below 2 S for any N.
+  double t8 = ring_allreduce_s(1e9, 8, 100e9, 0), t1024 = ring_allreduce_s(1e9, 1024, 100e9, 0);
+  EXPECT_LT(t1024 / t8, 2.0 / 1.75 + 1e-9);
+  EXPECT_LT(t1024, 2 * 1e9 / 100e9);
+}
+
+TEST(Collectives, BusBandwidthAndEta) {
+  EXPECT_NEAR(allreduce_busbw(1e9, 8, 0.0175), 100e9, 1e-3);
+  EXPECT_NEAR(bandwidth_utilisation(8, 80e9, 100e9), 0.7, 1e-12);
+  EXPECT_EQ(bandwidth_utilisation(1, 80e9, 100e9), 0);
+}
+
+TEST(Stragglers, ExpectedMaxOfNormals) {
+  EXPECT_EQ(expected_max_standard_normal(1), 0);
+  // Exact values: n=2 1/sqrt(pi) = 0.5642, n=10 1.5388, n=100 2.5076 (Blom within 0.03).
+  EXPECT_NEAR(expected_max_standard_normal(2), 0.5642, 0.03);
+  EXPECT_NEAR(expected_max_standard_normal(10), 1.5388, 0.01);
+  EXPECT_NEAR(expected_max_standard_normal(100), 2.5076, 0.01);
+  EXPECT_NEAR(straggler_factor(10, 0.05), 1 + 0.05 * expected_max_standard_normal(10), 1e-12);
+  EXPECT_EQ(straggler_factor(64, 0), 1);
+}
+
+TEST(Efficiency, PerKindAndCalibration) {
+  catalog::Accelerator a = test_gpu();
+  Efficiency e = efficiency_for(a);
+  EXPECT_DOUBLE_EQ(e.compute, 0.78);
+  EXPECT_DOUBLE_EQ(e.memory, 0.80);
+  EXPECT_DOUBLE_EQ(e.link_latency_s, 0.6e-6);
+  EXPECT_FALSE(e.source.empty());
+  a.vendor = "amd";
+  EXPECT_DOUBLE_EQ(efficiency_for(a).compute, 0.60);
+  a.kind = catalog::Kind::npu;
+  EXPECT_DOUBLE_EQ(efficiency_for(a).memory, 0.60);
+  a.calibration.compute_efficiency = 1.0;
+  a.calibration.source = "bench profile";
+  EXPECT_DOUBLE_EQ(efficiency_for(a).compute, 1.0);
+  EXPECT_NE(efficiency_for(a).source.find("calibrated"), std::string::npos);
+}
+
+TEST(Kernels, GemmStreamAndLinks) {
+  catalog::Accelerator a = test_gpu();
+  // 8192^3 GEMM: compute-bound; 1.1 TFLOP at 78 TFLOP/s = 14.1 ms + 3 us.
+  double n = 8192, flops = 2 * n * n * n;
+  double expect = flops / (flops / 78e12 + 3e-6);
+  EXPECT_NEAR(*gemm_flop_per_s(a, Precision::fp16, n, n, n), expect, expect * 1e-9);
+  EXPECT_FALSE(gemm_flop_per_s(a, Precision::fp8, n, n, n));
+  EXPECT_NEAR(*stream_bytes_per_s(a, 3e9), 3e9 / (3e9 / 0.8e12 + 3e-6), 1e3);
+  // Switched link: one ring uses the whole 100 GB/s x 0.8.
+  EXPECT_NEAR(*copy_bytes_per_s(a, true), 160e9, 1);
+  double bus = *allreduce_busbw_bytes_per_s(a, 8, 16e9);
+  EXPECT_LT(bus, 80e9);
+  EXPECT_GT(bus, 79.9e9);
+  // Full mesh (Infinity Fabric): 2 devices share one of 7 peer links.
+  a.scale_up.name = "Infinity Fabric";
+  a.scale_up.bytes_per_s_per_direction.value = 448e9;
+  EXPECT_NEAR(*copy_bytes_per_s(a, false), 64e9 * 0.8, 1);
+  EXPECT_NEAR(*allreduce_busbw_bytes_per_s(a, 8, 16e9), 448e9 * 0.8, 448e9 * 0.01);
+}
+
+TEST(Kernels, UnknownLinkIsAnError) {
+  catalog::Accelerator a = test_gpu();
+  a.scale_up = {};
+  a.host = {};
+  Result<double> r = allreduce_busbw_bytes_per_s(a, 2, 1e9);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("link"), std::string::npos);
+}
+
+TEST(Scenario, ParseAndPrint) {
+  EXPECT_EQ(parse_scenario("SingleStream"), Scenario::single_stream);
+  EXPECT_EQ(parse_scenario("single-stream"), Scenario::single_stream);
+  EXPECT_EQ(parse_scenario("Offline"), Scenario::offline);
+  EXPECT_EQ(parse_scenario("server"), Scenario::server);
+  EXPECT_FALSE(parse_scenario("multistream"));
+  EXPECT_EQ(to_string(Scenario::single_stream), "single-stream");
+  EXPECT_EQ(to_string(Bound::communication), "communication");
+}
+
+}  // namespace
+}  // namespace rooftop::model

@@ -1,0 +1,185 @@
+// Transformer zoo entries against published parameter counts and FLOP
+// formulas, plus the shape properties the performance model relies on.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "workload/workload.h"
+
+namespace rooftop::workload {
+namespace {
+
+Workload zoo(const std::string& id, BuildOptions o = {}) {
+  Result<Workload> w = build_zoo(id, o);
+  EXPECT_TRUE(w) << (w ? "" : w.error().what());
+  return w ? *w : Workload{};
+}
+
+std::vector<Operator> phase_ops(const Workload& w, Phase p) {
+  std::vector<Operator> out;
+  for (const Operator& op : w.ops)
+    if (op.phase == p) out.push_back(op);
+  return out;
+}
+
+double flops(const Workload& w, Phase p) { return totals(phase_ops(w, p), 1, Precision::fp16).flops; }
+
+void expect_near_rel(double got, double want, double rel, const std::string& what) {
+  EXPECT_NEAR(got / want, 1.0, rel) << what << ": got " << got << ", published " << want;
+}
+
+TEST(TransformerZoo, ParameterCountsMatchPublishedFigures) {
+  // BERT paper (arXiv:1810.04805) section 3: BASE 110M, LARGE 340M (with the
+  // pooler; the SQuAD span head replaces it, 1M less).
+  expect_near_rel(zoo("bert-base").params, 110e6, 0.02, "bert-base");
+  expect_near_rel(zoo("bert-large").params, 340e6, 0.03, "bert-large");
+  // ViT paper (arXiv:2010.11929) Table 1: ViT-Base 86M.
+  expect_near_rel(zoo("vit-b-16").params, 86e6, 0.02, "vit-b-16");
+  // EleutherAI/gpt-j-6b model card: 6,053,381,344.
+  expect_near_rel(zoo("gpt-j-6b").params, 6053381344.0, 0.001, "gpt-j-6b");
+  // Llama 2 model cards / arXiv:2307.09288: 6.74B, 13.0B, 69B.
+  expect_near_rel(zoo("llama-2-7b").params, 6.74e9, 0.01, "llama-2-7b");
+  expect_near_rel(zoo("llama-2-13b").params, 13.0e9, 0.01, "llama-2-13b");
+  expect_near_rel(zoo("llama-2-70b").params, 69e9, 0.01, "llama-2-70b");
+  // Llama 3.1 model cards: 8.03B, 70.6B, 405B.
+  expect_near_rel(zoo("llama-3.1-8b").params, 8.03e9, 0.01, "llama-3.1-8b");
+  expect_near_rel(zoo("llama-3.1-70b").params, 70.6e9, 0.01, "llama-3.1-70b");
+  expect_near_rel(zoo("llama-3.1-405b").params, 405e9, 0.01, "llama-3.1-405b");
+  // Mixtral paper (arXiv:2401.04088) section 2.1: 46.7B total, 12.9B active.
+  Workload mixtral = zoo("mixtral-8x7b");
+  expect_near_rel(mixtral.params, 46.7e9, 0.01, "mixtral total");
+  expect_near_rel(mixtral.active_params, 12.9e9, 0.01, "mixtral active");
+  // GPT-3 paper (arXiv:2005.14165) Table 2.1: 175B.
+  expect_near_rel(zoo("gpt-3-175b").params, 175e9, 0.01, "gpt-3-175b");
+}
+
+TEST(TransformerZoo, VitFlopsMatchDeit) {
+  // DeiT (arXiv:2012.12877) Table 1 lists ViT-B/16 at 17.6 "GFLOPs" counted
+  // as multiply-adds (fvcore convention), so FLOPs = 2 x 17.6e9.
+  Workload w = zoo("vit-b-16");
+  EXPECT_EQ(w.seq_len, 197);
+  expect_near_rel(flops(w, Phase::forward) / 2, 17.6e9, 0.03, "vit-b-16 MACs");
+}
+
+TEST(TransformerZoo, BertLargeFlopsMatchMegatronFormula) {
+  // Narayanan et al. (arXiv:2104.04473) section 5.1: a transformer forward
+  // pass is 24 s l h^2 + 4 s^2 l h FLOPs (FFN = 4h, full attention);
+  // BERT-Large at MLPerf's 384 tokens: about 246 GFLOPs.
+  Workload w = zoo("bert-large");
+  const double s = 384, l = 24, h = 1024;
+  EXPECT_EQ(w.seq_len, 384);
+  expect_near_rel(flops(w, Phase::forward), 24 * s * l * h * h + 4 * s * s * l * h, 0.02, "bert-large");
+}
+
+TEST(TransformerZoo, LlmPrefillIsTwoFlopsPerParameterPerTokenPlusAttention) {
+  // Kaplan et al. (arXiv:2001.08361) eq. 2.2: forward ~ 2N per token plus
+  // attention over the context (causal: each query scores its prefix).
+  Workload w = zoo("llama-2-7b", {.seq_len = {}, .input_tokens = 1000, .output_tokens = 200, .image_size = {}});
+  const double n_embed = 2.0 * 32000 * 4096;  // token table + LM head
+  const double t = 1000, l = 32, d = 4096;
+  double want = 2 * (w.params - n_embed) * t + 2 * l * t * t * d + 2 * 32000 * 4096;
+  expect_near_rel(flops(w, Phase::prefill), want, 0.02, "llama-2-7b prefill");
+  // Decode: one token at mean context 1000 + 200/2 = 1100.
+  double ctx = 1100;
+  double decode_want = 2 * (w.params - 32000.0 * 4096) + 4 * l * ctx * d;
+  expect_near_rel(flops(w, Phase::decode), decode_want, 0.02, "llama-2-7b decode");
+}
+
+TEST(TransformerZoo, MoeDecodeRunsTopKExperts) {
+  Workload w = zoo("mixtral-8x7b");
+  // Per token: 2 x active parameters (minus the token table, a gather) + attention.
+  double attention = 4.0 * 32 * (427 + 145 / 2.0) * 4096;
+  expect_near_rel(flops(w, Phase::decode), 2 * (w.active_params - 32000.0 * 4096) + attention, 0.02, "mixtral");
+  // Batch 1 decode reads 2 of 8 experts; a large batch reads them all.
+  for (const Operator& op : phase_ops(w, Phase::decode)) {
+    if (op.name != "layers.moe.experts.up") continue;
+    double one = op_bytes(op, 1, Precision::fp16) - (op.in_elems + op.out_elems) * 2;
+    EXPECT_NEAR(one, op.weight_elems * 2 * 2 / 8, 1);
+    double many = op_bytes(op, 1024, Precision::fp16) - 1024 * (op.in_elems + op.out_elems) * 2;
+    EXPECT_NEAR(many, op.weight_elems * 2, 1);
+  }
+}
+
+TEST(TransformerZoo, KvCachePerToken) {
+  // 2 (K and V) x layers x kv_heads x head_dim.
+  EXPECT_DOUBLE_EQ(zoo("llama-2-70b").kv_elems_per_token, 2.0 * 80 * 8 * 128);
+  EXPECT_DOUBLE_EQ(zoo("llama-2-7b").kv_elems_per_token, 2.0 * 32 * 32 * 128);
+  EXPECT_DOUBLE_EQ(zoo("bert-large").kv_elems_per_token, 0);
+}
+
+TEST(TransformerZoo, MlperfDefaultShapes) {
+  Workload w = zoo("llama-2-70b");
+  EXPECT_EQ(w.input_tokens, 222);  // mlperf-workloads.md 2.5
+  EXPECT_EQ(w.output_tokens, 294);
+  EXPECT_EQ(w.throughput_unit, "tokens/s");
+  EXPECT_EQ(zoo("llama-3.1-405b").input_tokens, 9429);  // 2.7
+  EXPECT_EQ(zoo("mixtral-8x7b").output_tokens, 145);    // 2.6
+  EXPECT_EQ(zoo("bert-large").seq_len, 384);            // 2.3
+  EXPECT_FALSE(zoo("gpt-j-6b").references.empty());
+}
+
+TEST(TransformerProperties, FlopsScaleLinearlyWithBatch) {
+  for (const char* id : {"bert-base", "llama-2-7b", "mixtral-8x7b", "vit-b-16"}) {
+    Workload w = zoo(id);
+    double one = totals(w.ops, 1, Precision::bf16).flops;
+    EXPECT_DOUBLE_EQ(totals(w.ops, 8, Precision::bf16).flops, 8 * one) << id;
+  }
+}
+
+TEST(TransformerProperties, PrefillFlopsGrowWithInputTokens) {
+  double last = 0;
+  for (int in : {16, 128, 512, 2048}) {
+    Workload w = zoo("llama-3.1-8b", {.seq_len = {}, .input_tokens = in, .output_tokens = {}, .image_size = {}});
+    double f = flops(w, Phase::prefill);
+    EXPECT_GT(f, last) << in;
+    last = f;
+  }
+}
+
+TEST(TransformerProperties, DecodeBytesGrowWithContext) {
+  double last = 0;
+  for (int in : {16, 128, 512, 2048}) {
+    Workload w = zoo("llama-2-70b", {.seq_len = {}, .input_tokens = in, .output_tokens = {}, .image_size = {}});
+    double b = totals(phase_ops(w, Phase::decode), 1, Precision::fp16).bytes;
+    EXPECT_GT(b, last) << in;
+    last = b;
+  }
+}
+
+TEST(TransformerProperties, DecodeAtBatchOneReadsTheWeightsAndTheCache) {
+  Workload w = zoo("llama-2-7b");
+  double bytes = totals(phase_ops(w, Phase::decode), 1, Precision::fp16).bytes;
+  double ctx = 222 + 294 / 2.0;
+  double weights = (w.params - 32000.0 * 4096) * 2;  // token table: one row gathered
+  double kv = w.kv_elems_per_token * ctx * 2;
+  expect_near_rel(bytes, weights + kv, 0.02, "decode bytes");
+}
+
+TEST(TransformerProperties, ParamsEqualSumOfFirstPhaseOps) {
+  for (const char* id : {"llama-2-7b", "bert-base", "gpt-3-175b"}) {
+    Workload w = zoo(id);
+    double sum = 0;
+    for (const Operator& op : w.ops) sum += op.params * op.repeat;
+    EXPECT_DOUBLE_EQ(sum, w.params) << id;  // decode ops carry no parameters of their own
+  }
+}
+
+TEST(TransformerProperties, TrainingSequenceUsesSeqLenAndFullHead) {
+  Workload w = zoo("gpt-3-175b");
+  double f = totals(train_forward(w), 1, Precision::bf16).flops;
+  // Narayanan et al. (arXiv:2104.04473): forward = 24 s l h^2 (1 + s/(6h) + V/(12 l h));
+  // with causal attention the s/(6h) term halves.
+  const double s = 2048, l = 96, h = 12288, v = 50257;
+  double want = 24 * s * l * h * h * (1 + s / (12 * h) + v / (12 * l * h));
+  expect_near_rel(f, want, 0.02, "gpt-3 training forward");
+}
+
+TEST(TransformerProperties, ShapeOptionsOverrideDefaults) {
+  Workload w = zoo("bert-base", {.seq_len = 128, .input_tokens = {}, .output_tokens = {}, .image_size = {}});
+  EXPECT_EQ(w.seq_len, 128);
+  Workload v = zoo("vit-b-16", {.seq_len = {}, .input_tokens = {}, .output_tokens = {}, .image_size = 384});
+  EXPECT_EQ(v.seq_len, 24 * 24 + 1);
+}
+
+}  // namespace
+}  // namespace rooftop::workload
