@@ -8,6 +8,9 @@ BUILD     ?= build
 ASAN      ?= build-asan
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
+# The CUDA benchmark backend is compiled whenever nvcc exists (run only with a GPU).
+NVCC      := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+CUDA_ARGS := $(if $(NVCC),-DROOFTOP_CUDA=ON -DCMAKE_CUDA_COMPILER=$(NVCC))
 
 .PHONY: run test setup build unit asan bench clean
 
@@ -15,7 +18,7 @@ setup:
 	@bash scripts/setup.sh
 
 $(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CUDA_ARGS) $(CMAKE_ARGS)
 
 build: setup $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)

@@ -15,10 +15,12 @@ BUILD_PKGS=(
   libopenmpi-dev openmpi-bin libhwloc-dev
   libopenblas-dev
 )
-# Tools the test-suite drives (real Prometheus, promtool, ONNX models, headless browser).
+# Tools the test-suite drives (real Prometheus, promtool, ONNX models, headless browser,
+# clang's libFuzzer for the ONNX importer's fuzz target).
 TEST_PKGS=(
-  prometheus python3 python3-onnx python3-numpy python3-yaml python3-jsonschema
-  chromium curl procps
+  prometheus prometheus-node-exporter python3 python3-onnx python3-numpy python3-yaml python3-jsonschema
+  chromium curl procps wrk
+  clang libclang-rt-14-dev
 )
 
 want=("${BUILD_PKGS[@]}")

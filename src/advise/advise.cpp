@@ -129,6 +129,17 @@ void attach_roofline(const Scenario& s, const workload::Workload& w, const std::
 Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const workload::Workload& w) {
   if (w.ops.empty()) return make_error(Errc::invalid_input, "the model has no operators to cost", s.model_line);
   Advice out;
+  auto priced = std::make_shared<catalog::Catalog>(cat);
+  for (const PriceOverride& po : s.prices) {
+    Result<const catalog::Accelerator*> a = cat.get(po.accelerator);
+    if (!a) return make_error(a.error().code, a.error().message, s.file + ": economics.prices");
+    for (catalog::Accelerator& x : priced->accelerators) {
+      if (x.id != (*a)->id) continue;
+      if (po.list_usd) x.price.list_usd = catalog::Sourced{po.list_usd, "scenario: " + po.source};
+      if (po.cloud_usd_per_hour) x.price.cloud_usd_per_hour = catalog::Sourced{po.cloud_usd_per_hour, "scenario: " + po.source};
+    }
+  }
+  out.catalog = priced;
   out.scenario_name = s.name;
   out.model = w.id;
   double train_samples = s.train_samples;
@@ -147,7 +158,7 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
 
   const std::vector<workload::Operator> train_ops =
       s.task == workload::Task::train ? workload::training_ops(w) : std::vector<workload::Operator>{};
-  for (const catalog::Accelerator& a : cat.accelerators) {
+  for (const catalog::Accelerator& a : priced->accelerators) {
     std::vector<Precision> usable;
     if (std::string why = static_reason(s, a, usable); !why.empty()) {
       out.rejected.push_back({a.id, why, std::nullopt, std::nullopt});
@@ -168,7 +179,7 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
   }
 
   if (s.baseline) {
-    Result<const catalog::Accelerator*> a = cat.get(s.baseline->accelerator);
+    Result<const catalog::Accelerator*> a = priced->get(s.baseline->accelerator);
     if (!a) return make_error(a.error().code, a.error().message, s.file + ": baseline.accelerator");
     std::vector<Precision> precs = s.baseline->precision ? std::vector<Precision>{*s.baseline->precision} : s.precisions;
     std::erase_if(precs, [&](Precision p) { return !(*a)->supports(p); });

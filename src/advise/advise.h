@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -115,6 +116,9 @@ struct Assumption {
 };
 
 struct Advice {
+  // The catalog the candidates point into: the input with the scenario's
+  // economics.prices applied.
+  std::shared_ptr<const catalog::Catalog> catalog;
   std::string scenario_name;
   std::string model;
   std::string throughput_unit;

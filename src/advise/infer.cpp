@@ -45,7 +45,6 @@ Sizing size_inference(const SizingInput& in) {
   const bool continuous = w.throughput_unit == "tokens/s";
   const double tokens_per_request = continuous && w.output_tokens > 0 ? w.output_tokens : 1;
   const double rtt_s = s.network_rtt_s[static_cast<int>(a.form_factor)];
-  const model::Scenario mode = s.objective == ObjectiveKind::latency ? model::Scenario::server : model::Scenario::offline;
 
   Best best;
   double best_throughput = 0;                             // for "closest miss"
@@ -57,7 +56,7 @@ Sizing size_inference(const SizingInput& in) {
     req.workload = &w;
     req.task = workload::Task::infer;
     req.precision = p;
-    req.scenario = mode;
+    req.scenario = model::Scenario::offline;  // the batch is always given: queueing is ours
     req.detail = false;
     // Smallest replica (power of two) whose memory fits at batch 1.
     int replica = 0;
@@ -70,7 +69,7 @@ Sizing size_inference(const SizingInput& in) {
         replica = c;
         break;
       }
-      if (!pr && first_error.empty()) first_error = pr.error().message;
+      if (!pr && first_error.empty()) first_error = pr.error().message.substr(0, pr.error().message.find("; try"));
       if (!pr && pr.error().code == Errc::unsupported) break;
     }
     if (replica == 0) continue;

@@ -88,6 +88,11 @@ void read_workload(YamlMap& m, Scenario& s) {
 }
 
 void read_objective(YamlMap& m, Scenario& s) {
+  // Every key is known up front, so a typo's "did you mean" can name any of them.
+  for (const char* k : {"throughput_per_s", "p99_latency_s", "arrival_rate_per_s", "network_rtt_s", "train_samples",
+                        "train_tokens", "deadline_hours", "straggler_cv"}) {
+    m.allow(k);
+  }
   int kinds = 0;
   if (auto v = m.num("throughput_per_s", false, 1e-9)) {
     s.objective = ObjectiveKind::throughput;
@@ -186,6 +191,26 @@ void read_economics(YamlMap& m, Scenario& s) {
   s.amortisation_years = m.num("amortisation_years", false, 0.1, 50);
   if (auto d = m.choice("deployment", kDeployments)) s.deployment = *d == "cloud" ? Deployment::cloud : Deployment::on_prem;
   if (auto st = m.num("storage_gb_s", false, 1e-3)) s.storage_bytes_per_s = *st * 1e9;
+  if (auto prices = m.map("prices")) {
+    for (const auto& kv : prices->node()) {
+      const std::string id = kv.first.Scalar();
+      prices->allow(id);
+      if (!kv.second.IsMap()) {
+        prices->error(kv.second, "prices." + id + " must be a mapping {list_usd, cloud_usd_per_hour, source}");
+        continue;
+      }
+      YamlMap pm(kv.second, m.file(), "economics.prices." + id, m.diagnostics());
+      PriceOverride po;
+      po.accelerator = to_lower(id);
+      po.list_usd = pm.num("list_usd", false, 0);
+      po.cloud_usd_per_hour = pm.num("cloud_usd_per_hour", false, 0);
+      po.source = pm.str("source", true).value_or("");
+      if (!po.list_usd && !po.cloud_usd_per_hour) pm.error("give list_usd or cloud_usd_per_hour");
+      pm.finish();
+      s.prices.push_back(po);
+    }
+    prices->finish();
+  }
   m.finish();
 }
 

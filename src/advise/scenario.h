@@ -41,6 +41,15 @@ struct Baseline {
   std::optional<Precision> precision;
 };
 
+// A price the user supplies (a quote, a negotiated rate) for a part whose
+// catalog price is unknown or differs; shown with its source.
+struct PriceOverride {
+  std::string accelerator;
+  std::optional<double> list_usd;
+  std::optional<double> cloud_usd_per_hour;
+  std::string source;
+};
+
 struct Scenario {
   std::string file;         // where it was read (messages)
   std::string name;
@@ -86,6 +95,7 @@ struct Scenario {
   std::optional<double> amortisation_years;  // capex charged = capex x min(1, horizon / this)
   Deployment deployment = Deployment::on_prem;
   double storage_bytes_per_s = 2e9;          // model load path for cold start
+  std::vector<PriceOverride> prices;         // economics.prices, applied over the catalog
 
   std::optional<Baseline> baseline;
   Weights weights;

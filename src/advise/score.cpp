@@ -209,6 +209,11 @@ void add_assumptions(const Scenario& s, const workload::Workload& w, Advice& out
   econ("energy_usd_per_kwh", s.energy_usd_per_kwh, "US EIA Electric Power Monthly, 2023 average commercial retail price 12.8 c/kWh");
   econ("pue", s.pue, "Uptime Institute Global Data Center Survey 2023, average PUE 1.58");
   econ("utilisation", s.utilisation, "half of the horizon busy (docs/advise.md#tco)");
+  for (const PriceOverride& po : s.prices) {
+    std::string v = po.list_usd ? "$" + two(*po.list_usd) : "";
+    if (po.cloud_usd_per_hour) v += (v.empty() ? "$" : ", $") + two(*po.cloud_usd_per_hour) + "/h";
+    out.assumptions.push_back({"price " + po.accelerator, v, "scenario: " + po.source});
+  }
   out.assumptions.push_back({"power", "TDP x devices while busy", "docs/advise.md#tco: idle power is not in the catalog"});
   out.assumptions.push_back({"usable_memory_fraction", "0.90", "vLLM default gpu_memory_utilization (docs/model.md)"});
   if (s.objective == ObjectiveKind::latency) {

@@ -130,6 +130,9 @@ class Backend {
   virtual Result<Environment> describe(const Options& o) = 0;
   virtual Result<std::vector<ComputeResult>> compute(const Options& o, Report& r) = 0;
   virtual Result<std::vector<MemoryPoint>> memory(const Options& o, Report& r) = 0;
+  // Device collectives (NCCL on cuda); the cpu backend answers unsupported:
+  // CPU collectives run across processes (collective.h's MPI launcher).
+  virtual Result<std::vector<CollectiveResult>> collective(const Options& o, Report& r) = 0;
 };
 
 // The registry (registry.cpp): "cpu" or "cuda:N" (device index in o.device).
@@ -141,5 +144,10 @@ std::vector<std::string> built_backends();
 // True when the MPI collective backend is compiled in.
 bool have_mpi();
 bool have_nccl();
+// The OPENBLAS_CORETYPE to run with when the built-in OpenBLAS mis-detects
+// this CPU (see cpu_backend.h); nullopt when fine or no OpenBLAS.
+std::optional<std::string> openblas_coretype_fix();
+// Library versions known without running anything ("openblas", "mpi").
+std::map<std::string, std::string> library_versions();
 
 }  // namespace rooftop::bench

@@ -37,6 +37,28 @@ Result<std::vector<CollectiveResult>> collective_worker(const Options& o, int* r
 #endif
 }
 
+std::optional<std::string> openblas_coretype_fix() {
+#if ROOFTOP_HAVE_OPENBLAS
+  return cpu::suggest_openblas_coretype(cpu::openblas_library()->core_name(), cpu_features());
+#else
+  return std::nullopt;
+#endif
+}
+
+std::map<std::string, std::string> library_versions() {
+  std::map<std::string, std::string> out;
+#if ROOFTOP_HAVE_OPENBLAS
+  out["openblas"] = cpu::openblas_library()->version();
+#endif
+#if ROOFTOP_HAVE_MPI
+  out["mpi"] = mpi_library_version();
+#endif
+#if ROOFTOP_HAVE_CUDA
+  for (const auto& [k, v] : cuda::library_versions()) out[k] = v;
+#endif
+  return out;
+}
+
 Result<std::unique_ptr<Backend>> open_backend(std::string_view device, Options& o) {
   std::string d = to_lower(device);
   if (d == "cpu") {

@@ -146,25 +146,31 @@ class EntryReader {
   Sourced number(YamlMap& m, const std::string& key, const std::string& section_key, const Unit& unit,
                  Extra&& extra) {
     YAML::Node n = m.raw(key);
-    Sourced out;
-    if (!n.IsDefined() || n.IsNull()) return out;
+    if (!n.IsDefined() || n.IsNull()) return Sourced{};
     std::string label = m.what() + "." + key;
-    YAML::Node value_node = n;
-    std::string source_key = section_key;
-    if (n.IsMap()) {
-      YamlMap v(n, file_, label, diag_);
-      value_node = v.raw("value");
-      if (!value_node.IsDefined()) v.error(n, "missing 'value' in " + label);
-      std::optional<std::string> k = v.str("source", true);
-      source_key = k.value_or("");
-      if (k) out.source = cite(*k, v.raw("source"));
-      extra(v, true);
-      v.finish();
-      if (!value_node.IsDefined() || value_node.IsNull()) return out;
-    } else {
+    if (!n.IsMap()) {
       extra(m, false);
+      Sourced out;
       if (!section_key.empty()) out.source = cite(section_key, n);
+      return checked(m, n, n, label, section_key, unit, std::move(out));
     }
+    // Note: YAML::Node assignment rebinds the *shared* node in yaml-cpp, so
+    // nodes here are only ever initialised, never reassigned.
+    YamlMap v(n, file_, label, diag_);
+    YAML::Node value_node = v.raw("value");
+    if (!value_node.IsDefined()) v.error(n, "missing 'value' in " + label);
+    std::optional<std::string> k = v.str("source", true);
+    Sourced out;
+    if (k) out.source = cite(*k, v.raw("source"));
+    extra(v, true);
+    v.finish();
+    if (!value_node.IsDefined() || value_node.IsNull()) return out;
+    return checked(m, n, value_node, label, k.value_or(""), unit, std::move(out));
+  }
+
+  // The number in `value_node`, checked for type, source, sign and magnitude.
+  Sourced checked(YamlMap& m, const YAML::Node& n, const YAML::Node& value_node, const std::string& label,
+                  const std::string& source_key, const Unit& unit, Sourced out) {
     std::optional<double> v = yaml_number(value_node);
     if (!v) {
       m.error(value_node, "'" + label + "' must be a number in " + unit.name + ", got '" +
@@ -244,6 +250,12 @@ void read_compute(YamlMap& top, EntryReader& r, Accelerator& a) {
   std::optional<YamlMap> c = top.map("compute", true);
   if (!c) return;
   std::string src = r.section_source(*c);
+  for (const auto& kv : c->node()) {
+    std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+    if (key.find("sparse") == std::string::npos) continue;
+    c->allow(key);
+    c->error(kv.first, "'compute." + key + "': sparse figures are not stored; the catalog holds dense peaks only");
+  }
   for (Precision p : kAllPrecisions) {
     a.peak_flop_per_s[static_cast<std::size_t>(p)] =
         r.number(*c, std::string(to_string(p)), src, is_integer(p) ? kTops : kTflops);
@@ -252,7 +264,7 @@ void read_compute(YamlMap& top, EntryReader& r, Accelerator& a) {
 }
 
 void read_memory(YamlMap& top, EntryReader& r, Accelerator& a) {
-  std::optional<YamlMap> m = top.map("memory", true);
+  std::optional<YamlMap> m = top.map("memory");
   if (!m) return;
   std::string src = r.section_source(*m);
   a.memory_bytes = r.number(*m, "capacity_gb", src, kGb);

@@ -16,7 +16,7 @@ const MetricNames& metric_names(bool rooftop_names) {
   static const MetricNames kRooftop{"rooftop_gpu_utilization_ratio", 1, "rooftop_gpu_memory_copy_utilization_ratio",
                                     "rooftop_gpu_memory_used_bytes", "rooftop_gpu_memory_free_bytes",
                                     "rooftop_gpu_temperature_celsius", "rooftop_gpu_power_watts",
-                                    "rooftop_gpu_sm_clock_hertz", "rooftop_gpu_clocks_event_reasons",
+                                    "rooftop_gpu_sm_clock_hertz", "rooftop_gpu_clock_event_reasons",
                                     "rooftop_gpu_last_xid", "Hostname"};
   return rooftop_names ? kRooftop : kDcgm;
 }
@@ -53,8 +53,10 @@ std::vector<std::string> vendor_paths(const MonitorSpec& s) {
 
 Tree daemonset(const MonitorSpec& s) {
   Tree mounts = Tree::array({Tree{{"name", "proc"}, {"mountPath", "/host/proc"}, {"readOnly", true}},
+                             Tree{{"name", "sys"}, {"mountPath", "/host/sys"}, {"readOnly", true}},
                              Tree{{"name", "state"}, {"mountPath", "/var/lib/rooftop"}}});
   Tree volumes = Tree::array({Tree{{"name", "proc"}, {"hostPath", Tree{{"path", "/proc"}}}},
+                              Tree{{"name", "sys"}, {"hostPath", Tree{{"path", "/sys"}}}},
                               Tree{{"name", "state"}, {"hostPath", Tree{{"path", "/var/lib/rooftop"},
                                                                         {"type", "DirectoryOrCreate"}}}}});
   std::string ld_path;
@@ -68,7 +70,7 @@ Tree daemonset(const MonitorSpec& s) {
   }
   Tree args = Tree::array({"monitor", "--listen", fmt::format("0.0.0.0:{}", s.port), "--interval", s.interval,
                            "--db", "/var/lib/rooftop/history.db", "--retention", "7d", "--names",
-                           s.rooftop_names ? "rooftop" : "dcgm", "--proc-root", "/host/proc"});
+                           s.rooftop_names ? "rooftop" : "dcgm", "--proc-root", "/host"});
   Tree c = Tree::object();
   c["name"] = "rooftop";
   c["image"] = s.image;

@@ -33,9 +33,16 @@ struct OpCost {
   Bound bound = Bound::compute;
 };
 // Roofline of `op` at `batch` with FLOPs and bytes divided by `shard`
-// (the tensor-parallel degree). Needs a known peak at p and bandwidth.
+// (the tensor-parallel degree). A `fused` op runs inside its producer's
+// kernel: it moves no bytes of its own and pays no launch overhead. Needs a
+// known peak at p and bandwidth.
 OpCost op_cost(const workload::Operator& op, double batch, Precision p, const catalog::Accelerator& a,
-               const Efficiency& e, double shard);
+               const Efficiency& e, double shard, bool fused = false);
+
+// Inference graph compilers (TensorRT, XLA, OpenVINO, MIGraphX, ...) fuse
+// elementwise ops (bias, activation, residual add) into the epilogue of the
+// producing matmul/conv, and fold a CNN's batch norm into the conv weights.
+bool fused_in_inference(const workload::Operator& op, workload::Family family);
 
 // Checks that the device has what predict needs (peak at p, bandwidth,
 // capacity); the error names what is missing.

@@ -32,7 +32,8 @@ constexpr double kMaxBatch = 65536;
 bool is_inference(Phase p) { return p == Phase::forward || p == Phase::prefill; }
 bool is_prefill(Phase p) { return p == Phase::prefill; }
 bool is_decode(Phase p) { return p == Phase::decode; }
-bool is_micro_batch(Phase p) { return p == Phase::forward || p == Phase::backward; }
+bool is_forward(Phase p) { return p == Phase::forward; }
+bool is_backward(Phase p) { return p == Phase::backward; }
 bool is_optimizer(Phase p) { return p == Phase::optimizer; }
 
 struct Sums {
@@ -90,7 +91,8 @@ Sums eval(const Plan& pl, bool (*in_phase)(Phase), double batch, double scale, s
   Sums s;
   for (const Operator& op : *pl.ops) {
     if (!in_phase(op.phase)) continue;
-    detail::OpCost c = detail::op_cost(op, batch, pl.p, *pl.a, pl.e, pl.tensor);
+    const bool fused = pl.task == Task::infer && detail::fused_in_inference(op, pl.w->family);
+    detail::OpCost c = detail::op_cost(op, batch, pl.p, *pl.a, pl.e, pl.tensor, fused);
     double t = c.time_s * scale;
     s.time_s += t;
     (c.bound == Bound::compute ? s.compute_s : c.bound == Bound::memory ? s.memory_s : s.overhead_s) += t;
@@ -114,22 +116,28 @@ Sums eval(const Plan& pl, bool (*in_phase)(Phase), double batch, double scale, s
 
 struct Outcome {
   double throughput = 0, latency_s = 0, ttft_s = 0, tpot_s = 0;
-  double grad_bytes = 0, grad_allreduce_s = 0;
+  double grad_bytes = 0, grad_allreduce_s = 0, exposed_s = 0;
   Sums sums;
 };
 
 Outcome evaluate(const Plan& pl, const Request& req, double b, std::vector<OpPrediction>* detail) {
   Outcome o;
   if (pl.task == Task::train) {
+    // Gradients are all-reduced in buckets while the backward pass of the
+    // last micro-batch runs (PyTorch DDP, Li et al. VLDB 2020): only the part
+    // longer than that backward pass is exposed.
     const double k = req.grad_accumulation;
-    Sums fb = eval(pl, is_micro_batch, b, k, detail);
+    Sums fwd = eval(pl, is_forward, b, k, detail);
+    Sums bwd = eval(pl, is_backward, b, k, detail);
     Sums opt = eval(pl, is_optimizer, 1, 1, detail);
-    o.sums = fb;
+    o.sums = fwd;
+    o.sums.add(bwd);
     o.sums.add(opt);
     o.grad_bytes = pl.w->params * bytes_per_element(pl.p) / pl.tensor;
     o.grad_allreduce_s = ring_allreduce_s(o.grad_bytes, pl.data, pl.data_bytes_per_s, pl.e.link_latency_s);
-    o.sums.comm_s += o.grad_allreduce_s;
-    o.latency_s = o.sums.time_s * straggler_factor(pl.data, req.straggler_cv) + o.grad_allreduce_s;
+    o.exposed_s = std::max(0.0, o.grad_allreduce_s - bwd.time_s / k);
+    o.sums.comm_s += o.exposed_s;
+    o.latency_s = o.sums.time_s * straggler_factor(pl.data, req.straggler_cv) + o.exposed_s;
     double samples_per_s = pl.data * b * k / o.latency_s;
     bool tokens = pl.w->throughput_unit == "tokens/s";
     double tokens_per_sample = pl.w->seq_len > 0 ? pl.w->seq_len : pl.w->input_tokens;
@@ -348,7 +356,11 @@ Result<Prediction> predict(const Request& req) {
     int n = pl.task == Task::train && pl.data > 1 ? pl.data : pl.tensor;
     double bw = pl.task == Task::train && pl.data > 1 ? pl.data_bytes_per_s : pl.tensor_bytes_per_s;
     c.bytes = pl.task == Task::train && pl.data > 1 ? o.grad_bytes : tensor_payload_bytes(pl, batch);
-    c.time_s = pl.llm ? s.comm_s / pl.out_tokens : s.comm_s;  // LLM: per output token
+    // Training: tensor-parallel all-reduces plus the whole gradient all-reduce
+    // (hidden or not); LLM inference: per output token.
+    c.time_s = pl.task == Task::train ? s.comm_s - o.exposed_s + o.grad_allreduce_s
+               : pl.llm               ? s.comm_s / pl.out_tokens
+                                      : s.comm_s;
     double probe = c.bytes > 0 ? c.bytes : 1 << 20;  // eta of the gradient payload, or of 1 MiB
     double t = ring_allreduce_s(probe, n, bw, pl.e.link_latency_s);
     c.eta = bandwidth_utilisation(n, allreduce_busbw(probe, n, t), pl.link.peak_bytes_per_s);
@@ -374,6 +386,8 @@ Result<Prediction> predict(const Request& req) {
                                    : num(req.latency_target_s.value_or(kServerLatencyS)),
         "docs/model.md#batch (MLPerf llama2-70b server bounds for LLMs)");
   }
+  if (pl.task == Task::infer)
+    say("fusion", "elementwise ops fused into their producer; CNN batch norm folded into the conv", "docs/model.md#fusion");
   if (pl.llm) say("llm_batching", "continuous: tokens/s = data x B x O / (prefill(B) + (O - 1) x decode_step(B))", "docs/model.md#llm");
   if (pl.tensor > 1) say("tensor_parallel", std::to_string(pl.tensor) + " (one device cannot hold the model)", "docs/model.md#parallelism");
   if (needs_link) {

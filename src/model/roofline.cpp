@@ -14,20 +14,25 @@ namespace rooftop::model {
 namespace detail {
 
 OpCost op_cost(const workload::Operator& op, double batch, Precision p, const catalog::Accelerator& a,
-               const Efficiency& e, double shard) {
+               const Efficiency& e, double shard, bool fused) {
   const double peak = a.peak(p).or_else(0);
   const double bw = a.memory_bytes_per_s.or_else(0);
   ROOFTOP_ASSERT(peak > 0 && bw > 0 && e.compute > 0 && e.memory > 0 && shard >= 1);
   OpCost c;
   c.flops = workload::op_flops(op, batch) * op.repeat / shard;
-  c.bytes = workload::op_bytes(op, batch, p) * op.repeat / shard;
+  c.bytes = fused ? 0 : workload::op_bytes(op, batch, p) * op.repeat / shard;
   c.compute_s = c.flops / (peak * e.compute);
   c.memory_s = c.bytes / (bw * e.memory);
-  c.overhead_s = op.repeat * e.op_overhead_s;
+  c.overhead_s = fused ? 0 : op.repeat * e.op_overhead_s;
   const double roof_s = std::max(c.compute_s, c.memory_s);
   c.time_s = roof_s + c.overhead_s;
   c.bound = c.overhead_s > roof_s ? Bound::overhead : c.compute_s >= c.memory_s ? Bound::compute : Bound::memory;
   return c;
+}
+
+bool fused_in_inference(const workload::Operator& op, workload::Family family) {
+  return op.kind == workload::OpKind::elementwise ||
+         (op.kind == workload::OpKind::norm && family == workload::Family::cnn);
 }
 
 Result<LinkChoice> collective_link(const catalog::Accelerator& a) {

@@ -111,7 +111,7 @@ Result<double> predict_stream(const MeasurementRow& r, const catalog::Accelerato
 Result<double> predict_interconnect(const MeasurementRow& r, const catalog::Accelerator& a, std::string& method) {
   std::string text = to_lower(r.workload + " " + r.model_id);
   std::smatch m;
-  static const std::regex nodes_re(R"(([0-9]+)\s*nodes?\b)");
+  static const std::regex nodes_re(R"(\b([0-9]+)\s*nodes?\b)");
   if (std::regex_search(text, m, nodes_re) && std::stoi(m[1]) > 1)
     return make_error(Errc::unsupported, "spans " + m[1].str() + " nodes: the catalog has no scale-out network bandwidth");
   if (text.find("all-reduce") != std::string::npos || text.find("allreduce") != std::string::npos) {

@@ -192,11 +192,24 @@ const double* lookup(const Map& m, const std::string& key) {
   return it == m.end() ? nullptr : &it->second;
 }
 
+bool known_type(const std::string& type) {
+  static const std::unordered_set<std::string_view> kOthers = {
+      "Conv", "ConvInteger", "com.microsoft.FusedConv", "QLinearConv", "ConvTranspose", "Gemm", "MatMul",
+      "MatMulInteger", "QLinearMatMul", "com.microsoft.FusedMatMul", "Einsum", "Resize", "Upsample"};
+  return kOthers.count(type) || kElementwise.count(type) || kVariadic.count(type) || kNorm.count(type) ||
+         kSoftmax.count(type) || kReduce.count(type) || kPool.count(type) || kGlobalPool.count(type) ||
+         kMemory.count(type);
+}
+
 }  // namespace
 
 NodeCost cost_node(const ::onnx::NodeProto& n, const std::string& name, const Tensors& t) {
   const std::string type = qualified_type(n);
   if (type == "Constant") return {CostStatus::free, {}};
+  if (!known_type(type) && type != "com.microsoft.Attention" && type != "com.microsoft.MultiHeadAttention") {
+    return {CostStatus::unsupported, {}};
+  }
+  if (n.input_size() == 0 || n.output_size() == 0) return {CostStatus::unknown_shape, {}};
   if (type == "com.microsoft.Attention") return ms_attention(n, name, t);
   if (type == "com.microsoft.MultiHeadAttention") return ms_mha(n, name, t);
 

@@ -109,6 +109,20 @@ std::optional<EinsumCost> einsum_cost(std::string_view equation, const std::vect
     if (out_letters.find(c) == std::string::npos) cost.contracts = true;
   }
   for (double b : broadcast) full *= b;
+  // Output: "..." dimensions where the output names them (first when implicit), then its letters.
+  std::size_t out_ell = std::string::npos;
+  if (arrow != std::string::npos) {
+    std::size_t dots = eq.find("...", arrow + 2);
+    if (dots != std::string::npos) out_ell = std::count_if(eq.begin() + static_cast<std::ptrdiff_t>(arrow) + 2,
+                                                           eq.begin() + static_cast<std::ptrdiff_t>(dots),
+                                                           [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+  } else if (!broadcast.empty()) {
+    out_ell = 0;
+  }
+  for (std::size_t k = 0; k <= out_letters.size(); ++k) {
+    if (k == out_ell) cost.out_dims.insert(cost.out_dims.end(), broadcast.begin(), broadcast.end());
+    if (k < out_letters.size()) cost.out_dims.push_back(size[out_letters[k]]);
+  }
   cost.flops = (static_cast<double>(inputs.size()) - 1) * full + (cost.contracts ? full : 0);
   return cost;
 }

@@ -65,6 +65,7 @@ NodeCost cost_node(const ::onnx::NodeProto& n, const std::string& name, const Te
 struct EinsumCost {
   double flops = 0;
   bool contracts = false;
+  Dims out_dims;  // the output's shape
 };
 std::optional<EinsumCost> einsum_cost(std::string_view equation, const std::vector<const Dims*>& inputs);
 

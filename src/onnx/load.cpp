@@ -216,10 +216,17 @@ Result<std::int64_t> apply_shapes(::onnx::GraphProto& g, const ImportOptions& op
   std::map<std::string, const InputShape*> given;
   for (const InputShape& s : opts.inputs) given[s.name] = &s;
   std::vector<std::string> input_names;
+  for (const ::onnx::ValueInfoProto& vi : g.input()) {
+    if (!inits.count(vi.name())) input_names.push_back(vi.name());
+  }
+  for (const InputShape& s : opts.inputs) {
+    if (std::find(input_names.begin(), input_names.end(), s.name) == input_names.end()) {
+      return make_error(Errc::invalid_input, did_you_mean("graph input", s.name, input_names), "--input");
+    }
+  }
   std::optional<std::int64_t> batch;
   for (::onnx::ValueInfoProto& vi : *g.mutable_input()) {
     if (inits.count(vi.name())) continue;
-    input_names.push_back(vi.name());
     if (!vi.type().has_tensor_type()) continue;
     ::onnx::TypeProto_Tensor* tt = vi.mutable_type()->mutable_tensor_type();
     auto it = given.find(vi.name());
@@ -248,11 +255,6 @@ Result<std::int64_t> apply_shapes(::onnx::GraphProto& g, const ImportOptions& op
       }
     }
     if (!batch && tt->shape().dim_size() > 0) batch = tt->shape().dim(0).dim_value();
-  }
-  for (const InputShape& s : opts.inputs) {
-    if (std::find(input_names.begin(), input_names.end(), s.name) == input_names.end()) {
-      return make_error(Errc::invalid_input, did_you_mean("graph input", s.name, input_names), "--input");
-    }
   }
   if (batch && *batch == 0) return bad(name, "the batch dimension is 0");
   return batch.value_or(1);
@@ -312,19 +314,54 @@ std::optional<std::vector<std::int64_t>> contrib_output_shape(const ::onnx::Grap
   return std::nullopt;
 }
 
-// Adds value_info for contrib outputs whose inputs now have shapes; true if any was added.
+// Einsum: ONNX 1.12 infers only the output's rank; the dimensions follow from the equation.
+std::optional<std::vector<std::int64_t>> einsum_output_shape(const ::onnx::GraphProto& g, const ::onnx::NodeProto& n) {
+  std::vector<Dims> shapes;
+  for (const std::string& in : n.input()) {
+    const ::onnx::TensorShapeProto* s = find_shape(g, in);
+    std::vector<std::int64_t> d;
+    if (!s || !static_dims(s, s->dim_size(), d)) {
+      bool found = false;
+      for (const auto& t : g.initializer()) {
+        if (t.name() == in) d.assign(t.dims().begin(), t.dims().end()), found = true;
+      }
+      if (!found) return std::nullopt;
+    }
+    shapes.emplace_back(d.begin(), d.end());
+  }
+  std::vector<const Dims*> ptrs;
+  for (const Dims& d : shapes) ptrs.push_back(&d);
+  std::string eq;
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "equation") eq = a.s();
+  }
+  std::optional<EinsumCost> c = einsum_cost(eq, ptrs);
+  if (!c) return std::nullopt;
+  return std::vector<std::int64_t>(c->out_dims.begin(), c->out_dims.end());
+}
+
+// Adds value_info for outputs ONNX could not shape (com.microsoft ops,
+// Einsum) once their inputs have shapes; true if any was added.
 bool add_contrib_shapes(::onnx::GraphProto& g) {
   bool added = false;
   for (const ::onnx::NodeProto& n : g.node()) {
-    if (n.domain() != "com.microsoft" || n.output_size() == 0 || n.output(0).empty()) continue;
-    if (find_shape(g, n.output(0))) continue;
-    std::optional<std::vector<std::int64_t>> dims = contrib_output_shape(g, n);
+    const bool einsum = n.op_type() == "Einsum" && (n.domain().empty() || n.domain() == "ai.onnx");
+    if ((n.domain() != "com.microsoft" && !einsum) || n.output_size() == 0 || n.output(0).empty()) continue;
+    const ::onnx::TensorShapeProto* known = find_shape(g, n.output(0));
+    std::vector<std::int64_t> unused;
+    if (known && static_dims(known, known->dim_size(), unused)) continue;
+    std::optional<std::vector<std::int64_t>> dims = einsum ? einsum_output_shape(g, n) : contrib_output_shape(g, n);
     if (!dims) continue;
     int elem_type = ::onnx::TensorProto::FLOAT;
     for (const auto& vi : g.input()) if (vi.name() == n.input(0)) elem_type = vi.type().tensor_type().elem_type();
     for (const auto& vi : g.value_info()) if (vi.name() == n.input(0)) elem_type = vi.type().tensor_type().elem_type();
-    ::onnx::ValueInfoProto* vi = g.add_value_info();
+    ::onnx::ValueInfoProto* vi = nullptr;
+    for (::onnx::ValueInfoProto& v : *g.mutable_value_info()) {
+      if (v.name() == n.output(0)) vi = &v;
+    }
+    if (!vi) vi = g.add_value_info();
     vi->set_name(n.output(0));
+    vi->mutable_type()->mutable_tensor_type()->clear_shape();
     vi->mutable_type()->mutable_tensor_type()->set_elem_type(elem_type);
     for (std::int64_t d : *dims) vi->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
     added = true;

@@ -5,11 +5,12 @@
 // (gpu, UUID, device, modelName, Hostname) so existing Grafana dashboards
 // work; `rooftop` uses rooftop_* names in base units (ratios, bytes, joules,
 // hertz) with the identity in a rooftop_gpu_info join metric, and passes
-// `promtool check metrics` clean. Host and exporter series are rooftop_* in
-// both. A value the device did not report is left out, never a sentinel.
+// `promtool check metrics` clean. Host, exporter, clock-event and process
+// series are rooftop_* with snake_case labels in both. A value the device did not report is left out, never a sentinel.
 // Each family is one uninterrupted group with HELP and TYPE first.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iterator>
 
 #include "telemetry/telemetry.h"
@@ -107,6 +108,9 @@ void escape(std::string& out, std::string_view v) {
 
 void value(std::string& out, double v) { fmt::format_to(Out(out), " {}\n", v); }
 
+// v * scale, dividing for fractional scales so 95 % prints as 0.95, not 0.9500000000000001.
+double scaled(double v, double scale) { return scale < 1 ? v / std::round(1 / scale) : v * scale; }
+
 void header(std::string& out, std::string_view name, std::string_view help, bool counter) {
   fmt::format_to(Out(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, counter ? "counter" : "gauge");
 }
@@ -141,7 +145,7 @@ void render_gpus(std::string& out, const Snapshot& snap, Names names) {
       out += dcgm ? m.dcgm_name : m.name;
       gpu_labels(out, r.info, names);
       out += '}';
-      value(out, *v * (dcgm ? m.dcgm_scale : m.scale));
+      value(out, scaled(*v, dcgm ? m.dcgm_scale : m.scale));
     }
   }
   bool any = false;
@@ -151,7 +155,7 @@ void render_gpus(std::string& out, const Snapshot& snap, Names names) {
     any = true;
     for (const auto& [bit, reason] : kReasons) {
       out += "rooftop_gpu_clock_event_active";
-      gpu_labels(out, r.info, names);
+      gpu_labels(out, r.info, Names::rooftop);  // our own series: snake_case labels in both sets
       fmt::format_to(Out(out), ",reason=\"{}\"}}", reason);
       value(out, (*r.sample.throttle_reasons & bit) ? 1 : 0);
     }
@@ -163,7 +167,7 @@ void render_gpus(std::string& out, const Snapshot& snap, Names names) {
       if (!any) header(out, "rooftop_gpu_process_memory_used_bytes", "Device memory used by one process.", false);
       any = true;
       out += "rooftop_gpu_process_memory_used_bytes";
-      gpu_labels(out, r.info, names);
+      gpu_labels(out, r.info, Names::rooftop);
       fmt::format_to(Out(out), ",pid=\"{}\"}}", p.pid);
       value(out, *p.gpu_mem_used_bytes);
     }
@@ -190,7 +194,7 @@ void scalar(std::string& out, const char* name, const char* help, bool counter, 
   if (!v) return;
   header(out, name, help, counter);
   out += name;
-  value(out, *v * scale);
+  value(out, scaled(*v, scale));
 }
 
 void render_host(std::string& out, const HostSample& h) {
@@ -202,7 +206,7 @@ void render_host(std::string& out, const HostSample& h) {
     header(out, "rooftop_host_cpu_core_utilization_ratio", "Fraction of time one logical CPU was busy.", false);
     for (std::size_t i = 0; i < h.core_busy_pct.size(); ++i) {
       fmt::format_to(Out(out), "rooftop_host_cpu_core_utilization_ratio{{cpu=\"{}\"}}", i);
-      value(out, h.core_busy_pct[i] * 0.01);
+      value(out, scaled(h.core_busy_pct[i], 0.01));
     }
   }
   scalar(out, "rooftop_host_memory_total_bytes", "Host memory total.", false, h.mem_total_bytes);

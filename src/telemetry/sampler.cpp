@@ -59,15 +59,15 @@ Snapshot Sampler::sample_once() {
   return snap;
 }
 
-void Sampler::start(double interval_s, std::function<void(const Snapshot&)> sink) {
+void Sampler::start(double interval_s, std::function<void(const Snapshot&)> sink, bool first_now) {
   stop();
   impl_->stop = false;
-  impl_->thread = std::thread([this, interval_s, sink = std::move(sink)] {
+  impl_->thread = std::thread([this, interval_s, first_now, sink = std::move(sink)] {
     const auto step = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
         std::chrono::duration<double>(interval_s));
     auto next = std::chrono::steady_clock::now();
-    for (;;) {
-      sink(sample_once());
+    for (bool run = first_now;; run = true) {
+      if (run) sink(sample_once());
       next += step;
       const auto now = std::chrono::steady_clock::now();
       if (next < now) next = now;  // fell behind: skip rounds rather than burst

@@ -323,6 +323,21 @@ Result<std::vector<StoredDevice>> Store::devices() {
   return out;
 }
 
+Result<std::pair<double, double>> Store::time_range() {
+  // Per device, so each bound is one probe of the (device_id, ts_ms) key.
+  Stmt q(db_, "SELECT (SELECT min(ts_ms) FROM samples WHERE device_id = d.id), "
+              "(SELECT max(ts_ms) FROM samples WHERE device_id = d.id) FROM devices d");
+  if (!q.ok()) return make_error(fail("cannot read the time range"));
+  std::optional<std::int64_t> lo, hi;
+  while (sqlite3_step(q.get()) == SQLITE_ROW) {
+    std::optional<std::int64_t> a = q.col_int(0), b = q.col_int(1);
+    if (a) lo = lo ? std::min(*lo, *a) : *a;
+    if (b) hi = hi ? std::max(*hi, *b) : *b;
+  }
+  if (!lo || !hi) return make_error(Errc::invalid_input, "the store holds no samples", path_);
+  return std::make_pair(static_cast<double>(*lo) / 1000.0, static_cast<double>(*hi) / 1000.0);
+}
+
 Result<void> Store::scan(std::int64_t device, double from_s, double to_s,
                          const std::function<void(const StoredSample&)>& fn) {
   Stmt q(db_, fmt::format("SELECT ts_ms, step_s, jobs.name, {} FROM samples LEFT JOIN jobs ON jobs.id = job_id "

@@ -77,6 +77,8 @@ class Store {
   Result<void> scan(std::int64_t device_id, double from_s, double to_s,
                     const std::function<void(const StoredSample&)>& fn);
   Result<std::vector<StoredSample>> query(std::int64_t device_id, double from_s, double to_s);
+  // (oldest, newest) sample time over all devices (Unix s); invalid_input when empty.
+  Result<std::pair<double, double>> time_range();
   Result<std::vector<StoredHostSample>> query_host(const std::string& host, double from_s, double to_s);
 
   const std::string& path() const { return path_; }

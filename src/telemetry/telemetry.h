@@ -135,8 +135,9 @@ class Sampler {
   // One round, on the calling thread.
   Snapshot sample_once();
   // Calls sample_once() every interval_s on a new thread and passes each
-  // snapshot to `sink` (on that thread) until stop().
-  void start(double interval_s, std::function<void(const Snapshot&)> sink);
+  // snapshot to `sink` (on that thread) until stop(). The first round runs
+  // at once, or after one interval when `first_now` is false.
+  void start(double interval_s, std::function<void(const Snapshot&)> sink, bool first_now = true);
   void stop();
 
  private:

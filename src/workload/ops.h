@@ -48,6 +48,12 @@ class Net {
   Shape conv_bn_act(const std::string& name, Shape in, double out_c, int k, int stride = 1, int groups = 1,
                     double act_flops = 1);
 
+  // Any other operator, named under this net's prefix.
+  Operator& op(const std::string& name, OpKind kind, double flops, double weight_elems, double in_elems,
+               double out_elems) {
+    return add_op(ops_, full(name), kind, phase_, flops, weight_elems, in_elems, out_elems);
+  }
+
   std::vector<Operator>& ops() { return ops_; }
   Phase phase() const { return phase_; }
 

@@ -17,6 +17,11 @@ using Builder = std::optional<Workload> (*)(YamlMap&, const BuildOptions&);
 
 constexpr std::pair<std::string_view, Builder> kBuilders[] = {
     {"transformer", detail::build_transformer_yaml},
+    {"resnet", detail::build_resnet_yaml},
+    {"retinanet", detail::build_retinanet_yaml},
+    {"yolov8", detail::build_yolov8_yaml},
+    {"dlrm", detail::build_dlrm_yaml},
+    {"diffusion", detail::build_diffusion_yaml},
 };
 
 std::optional<Phase> parse_phase(std::string_view s) {

@@ -71,7 +71,7 @@ class CpuBackend final : public Backend {
     char date[16];
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
     e.date = date;
-    if (lib_) e.libraries[lib_->name] = lib_->version();
+    e.libraries = library_versions();
     team_ = std::make_unique<Team>(cpus_);
     return e;
   }
@@ -128,6 +128,10 @@ class CpuBackend final : public Backend {
     auto out = memory_sweep(o, env_, cpus_);
     team_ = std::make_unique<Team>(cpus_);
     return out;
+  }
+
+  Result<std::vector<CollectiveResult>> collective(const Options&, Report&) override {
+    return make_error(Errc::unsupported, "CPU collectives run across MPI processes, not in the cpu backend");
   }
 
  private:

@@ -38,8 +38,9 @@ __attribute__((target("avx512f"))) double fp64_avx512(std::uint64_t n) {
     RT_REP16(STEP)
 #undef STEP
   }
+  alignas(64) double buf[8];
   double s = 0;
-#define SUM(k) s += _mm512_reduce_add_pd(c##k);
+#define SUM(k) _mm512_store_pd(buf, c##k); for (double v : buf) s += v;
   RT_REP16(SUM)
 #undef SUM
   return s;
@@ -55,8 +56,9 @@ __attribute__((target("avx512f"))) double fp32_avx512(std::uint64_t n) {
     RT_REP16(STEP)
 #undef STEP
   }
+  alignas(64) float buf[16];
   double s = 0;
-#define SUM(k) s += static_cast<double>(_mm512_reduce_add_ps(c##k));
+#define SUM(k) _mm512_store_ps(buf, c##k); for (float v : buf) s += static_cast<double>(v);
   RT_REP16(SUM)
 #undef SUM
   return s;

@@ -133,9 +133,11 @@ class NvmlBackend final : public Backend {
       if (api_.max_clock && api_.max_clock(g.handle, kClockMem, &v) == kSuccess) d.mem_clock_max_mhz = v;
       if (events_) api_.register_events(g.handle, kEventXid, events_);  // unsupported on some boards: ignore
       gpus_.push_back(g);
-      const DeviceSample first = sample(static_cast<int>(gpus_.size() - 1));
-      if (first.fb_used_bytes && first.fb_free_bytes) d.mem_total_bytes = *first.fb_used_bytes + *first.fb_free_bytes;
       infos.push_back(std::move(d));
+    }
+    for (std::size_t i = 0; i < infos.size(); ++i) {
+      const DeviceSample first = sample(static_cast<int>(i));
+      if (first.fb_used_bytes && first.fb_free_bytes) infos[i].mem_total_bytes = *first.fb_used_bytes + *first.fb_free_bytes;
     }
     return infos;
   }

@@ -194,6 +194,22 @@ TEST(EmbeddedCatalog, HasEveryRequiredId) {
   EXPECT_GE(c.accelerators.size(), kRequiredIds.size());
 }
 
+// An alias that names two parts, or shadows another part's id, would make
+// `--accelerator NAME` resolve to whichever entry happens to sort first.
+TEST(EmbeddedCatalog, AliasesAreUnambiguous) {
+  const Catalog& c = embedded_catalog();
+  std::map<std::string, std::string> owner;
+  for (const Accelerator& a : c.accelerators) {
+    for (const std::string& alias : a.aliases) {
+      auto [it, inserted] = owner.emplace(alias, a.id);
+      EXPECT_TRUE(inserted) << "alias '" << alias << "' used by " << it->second << " and " << a.id;
+      const Accelerator* by_id = c.find(alias);
+      ASSERT_NE(by_id, nullptr) << alias;
+      EXPECT_EQ(by_id->id, a.id) << "alias '" << alias << "' of " << a.id << " is another entry's id";
+    }
+  }
+}
+
 TEST(EmbeddedCatalog, EveryEntryParsesOnItsOwn) {
   std::vector<SourceText> sources = embedded_sources();
   ASSERT_GE(sources.size(), kRequiredIds.size());
@@ -237,16 +253,18 @@ TEST(EmbeddedCatalog, KnownValuesArePositiveAndSourced) {
 
 // Dense figures only: no part may carry an FP8 peak above twice its best
 // 16-bit peak, or a BF16 peak above four times its TF32 peak, which is what a
-// sparse figure mixed in with dense ones would look like. (INT8 is not
-// checked: GeForce cards legitimately quote INT8 at 4x FP16-with-FP32-accumulate.)
+// sparse figure mixed in with dense ones would look like. The 5 % slack covers
+// vendors quoting each precision at a slightly different clock (L40S: FP16
+// 362, FP8 733). INT8 is not checked: GeForce cards legitimately quote INT8 at
+// 4x FP16-with-FP32-accumulate.
 TEST(EmbeddedCatalog, PrecisionLadderLooksDense) {
   for (const Accelerator& a : embedded_catalog().accelerators) {
     double f16 = std::max(a.peak(Precision::fp16).or_else(0), a.peak(Precision::bf16).or_else(0));
     if (f16 > 0 && a.peak(Precision::fp8).known()) {
-      EXPECT_LE(*a.peak(Precision::fp8).value, 2.0 * f16 * 1.01) << a.id << " fp8";
+      EXPECT_LE(*a.peak(Precision::fp8).value, 2.0 * f16 * 1.05) << a.id << " fp8";
     }
     if (a.peak(Precision::tf32).known() && a.peak(Precision::bf16).known()) {
-      EXPECT_LE(*a.peak(Precision::bf16).value, 4.0 * *a.peak(Precision::tf32).value * 1.01) << a.id << " bf16";
+      EXPECT_LE(*a.peak(Precision::bf16).value, 4.0 * *a.peak(Precision::tf32).value * 1.05) << a.id << " bf16";
     }
   }
 }

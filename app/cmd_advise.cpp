@@ -1,0 +1,201 @@
+// `rooftop advise SCENARIO.yaml`: the main job. Reads a scenario, runs the
+// advisor over the catalog, and prints the ranked recommendation as a table,
+// as JSON (--json), and optionally as a Markdown or self-contained HTML
+// report with SVG charts (--report). docs/advise.md describes the scenario.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "advise/advise.h"
+#include "command.h"
+#include "core/text.h"
+#include "core/yaml.h"
+#include "inputs.h"
+#include "report/report.h"
+
+namespace rooftop::app {
+namespace {
+
+using nlohmann::json;
+
+struct AdviseOptions {
+  std::string scenario;
+  std::string report;
+  std::size_t top = 5;
+  bool json = false;
+};
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json candidate_json(const advise::Candidate& c, std::size_t rank) {
+  const advise::Scores& s = c.scores;
+  json j = {
+      {"rank", rank ? json(rank) : json(nullptr)},
+      {"accelerator", c.accelerator->id},
+      {"count", c.count},
+      {"replica_devices", c.replica_devices},
+      {"precision", std::string(to_string(c.precision))},
+      {"batch", c.batch},
+      {"throughput", {{"value", c.throughput}, {"unit", c.throughput_unit}}},
+      {"latency_s", c.latency_s},
+      {"service_s", c.service_s},
+      {"utilisation", c.utilisation},
+      {"meets_objective", c.meets_objective},
+      {"memory_bytes", c.memory_bytes},
+      {"cold_start_s", opt(c.cold_start_s)},
+      {"power_w", opt(c.power_w)},
+      {"perf_per_w", opt(c.perf_per_w)},
+      {"achieved_flop_per_s", c.achieved_flop_per_s},
+      {"cost",
+       {{"capex_usd", opt(c.cost.capex_usd)},
+        {"energy_usd", opt(c.cost.energy_usd)},
+        {"cloud_usd", opt(c.cost.cloud_usd)},
+        {"tco_usd", opt(c.cost.tco_usd)},
+        {"energy_kwh", opt(c.cost.energy_kwh)}}},
+      {"priced", c.priced},
+      {"scores",
+       {{"compute_adequacy", s.compute_adequacy},
+        {"bandwidth_fit", s.bandwidth_fit},
+        {"precision", s.precision},
+        {"ecosystem", s.ecosystem},
+        {"energy_efficiency", opt(s.energy_efficiency)},
+        {"tco", opt(s.tco)},
+        {"total", s.total}}},
+      {"pareto", c.pareto},
+      {"precision_risk", c.precision_risk},
+      {"explanation", c.explanation},
+      {"notes", c.notes},
+  };
+  if (c.train) {
+    const advise::TrainPlan& t = *c.train;
+    j["train"] = {{"data", t.data},
+                  {"tensor", t.tensor},
+                  {"pipeline", t.pipeline},
+                  {"micro_batch", t.micro_batch},
+                  {"grad_accumulation", t.grad_accumulation},
+                  {"step_s", t.step_s},
+                  {"compute_s", t.compute_s},
+                  {"tp_comm_s", t.tp_comm_s},
+                  {"dp_comm_s", t.dp_comm_s},
+                  {"bubble_fraction", t.bubble_fraction},
+                  {"straggler_factor", t.straggler_factor},
+                  {"eta", t.eta},
+                  {"steps", t.steps},
+                  {"time_to_train_s", t.time_to_train_s}};
+  }
+  return j;
+}
+
+json advice_json(const advise::Scenario& s, const advise::Advice& a, std::size_t top) {
+  json cands = json::array();
+  for (std::size_t i = 0; i < a.candidates.size() && i < top; ++i) cands.push_back(candidate_json(a.candidates[i], i + 1));
+  json rej = json::array();
+  for (const advise::Rejection& r : a.rejected) {
+    rej.push_back({{"accelerator", r.accelerator}, {"reason", r.reason}, {"achieved", opt(r.achieved)},
+                   {"shortfall", opt(r.shortfall)}});
+  }
+  json as = json::array();
+  for (const advise::Assumption& x : a.assumptions) as.push_back({{"name", x.name}, {"value", x.value}, {"source", x.source}});
+  return json{{"scenario", s.name},
+              {"model", a.model},
+              {"task", std::string(workload::to_string(s.task))},
+              {"objective", std::string(advise::to_string(s.objective))},
+              {"deployment", std::string(advise::to_string(s.deployment))},
+              {"feasible", a.candidates.size()},
+              {"candidates", cands},
+              {"baseline", a.baseline ? candidate_json(*a.baseline, 0) : json(nullptr)},
+              {"rejected", rej},
+              {"assumptions", as},
+              {"configs_evaluated", a.configs_evaluated}};
+}
+
+void print_text(const advise::Scenario& s, const advise::Advice& a, std::size_t top) {
+  report::Document d = advise::build_report(s, a, top);
+  std::printf("%s\n", d.title.c_str());
+  for (const report::Block& b : d.blocks) {
+    if (const auto* t = std::get_if<report::Table>(&b)) {
+      std::printf("%s", t->render_text().c_str());
+    } else if (const auto* h = std::get_if<report::Heading>(&b)) {
+      std::printf("\n%s\n", h->text.c_str());
+    } else if (const auto* p = std::get_if<report::Paragraph>(&b)) {
+      std::printf("%s\n", p->text.c_str());
+    } else if (const auto* l = std::get_if<report::BulletList>(&b)) {
+      for (const std::string& item : l->items) std::printf("  - %s\n", item.c_str());
+    }
+  }
+}
+
+Result<void> write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return make_error(Errc::io, "cannot write file", path);
+  out << text;
+  if (!out) return make_error(Errc::io, "write failed", path);
+  return {};
+}
+
+Result<void> write_report(const std::string& path, const report::Document& d) {
+  std::filesystem::path p(path);
+  std::string ext = to_lower(p.extension().string());
+  if (ext == ".html" || ext == ".htm") return write_text(path, report::render_html(d));
+  if (ext != ".md") return make_error(Errc::invalid_input, "report must end in .html or .md", "--report " + path);
+  report::MarkdownOutput md = report::render_markdown(d, p.stem().string() + "-");
+  for (const auto& [name, content] : md.files) {
+    ROOFTOP_TRY(write_text((p.parent_path() / name).string(), content));
+  }
+  return write_text(path, md.markdown);
+}
+
+int run_advise(const AdviseOptions& o, const GlobalOptions& global) {
+  // 1. The scenario, the catalog and the workload it names.
+  Result<std::string> text = read_file(o.scenario);
+  if (!text) return report_error(text.error());
+  Result<advise::Scenario> s = advise::parse_scenario(*text, o.scenario);
+  if (!s) return report_error(s.error());
+  Result<catalog::Catalog> cat = load_catalog(global);
+  if (!cat) return report_error(cat.error());
+  WorkloadInputs inputs;
+  inputs.build = s->shape;
+  Result<workload::Workload> w = load_workload(s->model, inputs);
+  if (!w) return report_error(Error{w.error().code, w.error().message, s->model_line});
+  // 2. Advise.
+  Result<advise::Advice> a = advise::advise(*s, *cat, *w);
+  if (!a) return report_error(a.error());
+  // 3. Output, then the verdict.
+  if (o.json) std::printf("%s\n", advice_json(*s, *a, o.top).dump(2).c_str());
+  else print_text(*s, *a, o.top);
+  if (!o.report.empty()) {
+    Result<void> ok = write_report(o.report, advise::build_report(*s, *a, o.top));
+    if (!ok) return report_error(ok.error());
+  }
+  if (a->candidates.empty()) return report_error(Error{Errc::invalid_input, advise::nothing_feasible(*s, *a), o.scenario});
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_advise_command(CLI::App& app, const GlobalOptions& global) {
+  auto opts = std::make_shared<AdviseOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "advise",
+      "Recommend accelerators for a scenario: size every catalog part for the objective (throughput, p99 latency "
+      "under request batching, or time-to-train with a parallelism search), reject what breaks the constraints, "
+      "score the five criteria (compute adequacy, bandwidth fit, precision, ecosystem, energy/TCO), mark the "
+      "Pareto front and rank. Scenario schema: docs/advise.md; examples: data/scenarios/.");
+  sub->add_option("scenario", opts->scenario, "Scenario YAML file")->required()->type_name("SCENARIO.yaml");
+  sub->add_flag("--json", opts->json, "Machine-readable output: candidates (ranked), rejected, baseline, assumptions");
+  sub->add_option("--report", opts->report, "Also write a report: FILE.html (self-contained) or FILE.md (+ SVG files)")
+      ->type_name("FILE");
+  sub->add_option("--top", opts->top, "How many ranked candidates to show (default 5)")->check(CLI::PositiveNumber);
+  sub->footer(
+      "Examples:\n"
+      "  rooftop advise data/scenarios/default.yaml\n"
+      "  rooftop advise data/scenarios/llama2-70b-serving.yaml --top 3 --report advice.html\n"
+      "  rooftop advise data/scenarios/dlrm-overbought.yaml --json | jq '.candidates[0]'");
+  return Command{sub, [opts, &global] { return run_advise(*opts, global); }};
+}
+
+}  // namespace rooftop::app

@@ -1,0 +1,164 @@
+// `rooftop analyze`: utilisation history (the monitor's store, or a
+// Prometheus server) -> findings ranked by impact -> table, JSON or report.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <ctime>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "analyze/analyze.h"
+#include "analyze/report.h"
+#include "analyze/rightsize.h"
+#include "analyze/sources.h"
+#include "command.h"
+#include "core/text.h"
+#include "inputs.h"
+#include "progress.h"
+#include "report_out.h"
+
+namespace rooftop::app {
+
+namespace {
+
+struct AnalyzeArgs {
+  std::string db, prometheus, since, from, to, match, report;
+  std::vector<std::string> thresholds;
+  bool json = false;
+};
+
+nlohmann::ordered_json to_json(const analyze::Profiles& p, const std::vector<analyze::Finding>& findings,
+                               const analyze::Thresholds& t, const std::string& source) {
+  nlohmann::ordered_json j;
+  j["source"] = source;
+  j["window"] = {{"from_s", p.from_s}, {"to_s", p.to_s}, {"from", analyze::format_time(p.from_s)},
+                 {"to", analyze::format_time(p.to_s)}};
+  j["bucket_s"] = p.bucket_s;
+  j["points"] = p.points;
+  j["devices"] = nlohmann::ordered_json::array();
+  for (const analyze::DeviceProfile& d : p.devices) {
+    double mean = d.util_mean(), p95 = d.util_percentile(0.95);
+    j["devices"].push_back({{"device", d.key.id()}, {"host", d.key.host}, {"gpu", d.key.gpu}, {"uuid", d.key.uuid},
+                            {"model", d.key.model}, {"job", d.key.job}, {"samples", d.samples},
+                            {"util_mean_pct", std::isnan(mean) ? nlohmann::ordered_json() : nlohmann::ordered_json(mean)},
+                            {"util_p95_pct", std::isnan(p95) ? nlohmann::ordered_json() : nlohmann::ordered_json(p95)}});
+  }
+  j["findings"] = nlohmann::ordered_json::array();
+  for (const analyze::Finding& f : findings) {
+    nlohmann::ordered_json ev = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : f.evidence) ev[k] = v;
+    j["findings"].push_back({{"kind", f.kind},
+                             {"device", f.device},
+                             {"job", f.job},
+                             {"window", {{"from_s", f.window.from_s}, {"to_s", f.window.to_s},
+                                         {"from", analyze::format_time(f.window.from_s)},
+                                         {"to", analyze::format_time(f.window.to_s)}}},
+                             {"evidence", ev},
+                             {"summary", f.summary},
+                             {"recommendation", f.recommendation},
+                             {"wasted_device_hours", f.wasted_device_hours},
+                             {"wasted_usd", f.wasted_usd ? nlohmann::ordered_json(*f.wasted_usd) : nlohmann::ordered_json()}});
+  }
+  nlohmann::ordered_json th = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : t.list()) th[k] = v;
+  j["thresholds"] = th;
+  return j;
+}
+
+int run(const AnalyzeArgs& a, const GlobalOptions& global) {
+  if (a.db.empty() == a.prometheus.empty())
+    return report_error(Error{Errc::invalid_input, "give exactly one source: --db FILE or --prometheus URL", "analyze"});
+  analyze::Thresholds t;
+  for (const std::string& s : a.thresholds) {
+    Result<void> r = t.set(s);
+    if (!r) return report_error(r.error());
+  }
+  analyze::TimeRange range;
+  if (!a.since.empty()) {
+    if (!a.from.empty() || !a.to.empty())
+      return report_error(Error{Errc::invalid_input, "use --since or --from/--to, not both", "--since"});
+    Result<double> d = parse_duration(a.since);
+    if (!d || *d <= 0) return report_error(Error{Errc::invalid_input, "expected a duration such as 6h or 7d", "--since"});
+    range.to_s = static_cast<double>(std::time(nullptr));
+    range.from_s = *range.to_s - *d;
+  }
+  for (auto [text, slot, flag] : {std::tuple{&a.from, &range.from_s, "--from"}, std::tuple{&a.to, &range.to_s, "--to"}}) {
+    if (text->empty()) continue;
+    Result<double> v = analyze::parse_time(*text);
+    if (!v) return report_error(Error{Errc::invalid_input, v.error().message, flag});
+    *slot = *v;
+  }
+  if (range.from_s && range.to_s && *range.to_s <= *range.from_s)
+    return report_error(Error{Errc::invalid_input, "--to must be after --from", "--to"});
+  Result<analyze::Matcher> match = analyze::parse_matcher(a.match);
+  if (!match) return report_error(match.error());
+
+  Progress bar("analyze", !global.quiet && !a.json);
+  analyze::ProgressFn progress = [&](double f, const std::string& what) { bar.update(f, what); };
+  std::string source = a.db.empty() ? "prometheus " + a.prometheus : "store " + a.db;
+  Result<analyze::Profiles> p = a.db.empty() ? analyze::profile_prometheus(a.prometheus, range, *match, progress)
+                                             : analyze::profile_store(a.db, range, *match, progress);
+  if (!p) return report_error(p.error());
+  bar.done(fmt::format("{} points", p->points));
+  std::vector<analyze::Finding> findings = analyze::detect(*p, t);
+  Result<catalog::Catalog> cat = load_catalog(global);
+  if (cat) analyze::add_rightsizing(findings, *p, *cat, t);
+
+  if (!a.report.empty()) {
+    Result<void> w = write_report(analyze::build_report(*p, findings, t, {source}), a.report);
+    if (!w) return report_error(w.error());
+  }
+  if (a.json) {
+    std::cout << to_json(*p, findings, t, source).dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("{}: {} devices, {} .. {}, {} points\n", source, p->devices.size(),
+                           analyze::format_time(p->from_s), analyze::format_time(p->to_s), p->points);
+  if (findings.empty()) {
+    std::cout << "No problems found: every device looks healthy.\n";
+  } else {
+    report::Table table;
+    table.headers = {"#", "kind", "device", "wasted device-h", "finding"};
+    table.align = {report::Align::right, report::Align::left, report::Align::left, report::Align::right, report::Align::left};
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+      table.rows.push_back({std::to_string(i + 1), findings[i].kind, findings[i].device,
+                            fmt::format("{:.2f}", findings[i].wasted_device_hours), findings[i].summary});
+    }
+    std::cout << table.render_text();
+    std::cout << "\nRecommendations:\n";
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+      std::cout << fmt::format("{:>3}. {}\n", i + 1, findings[i].recommendation);
+    }
+  }
+  if (!a.report.empty()) std::cout << "report written to " << a.report << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_analyze_command(CLI::App& app, const GlobalOptions& global) {
+  auto args = std::make_shared<AnalyzeArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "analyze",
+      "Find idle, under-used, IO-bound, throttled and straggling accelerators and memory problems in utilisation "
+      "history (the monitor's SQLite store, or Prometheus for a fleet), ranked by wasted device-hours");
+  sub->add_option("--db", args->db, "The history written by `rooftop monitor --db FILE`")->type_name("FILE");
+  sub->add_option("--prometheus", args->prometheus, "A Prometheus server (http://host:9090) scraping dcgm-exporter or rooftop")
+      ->type_name("URL");
+  sub->add_option("--since", args->since, "Analyse the last D (6h, 7d); default: the whole store, or the last hour of Prometheus");
+  sub->add_option("--from", args->from, "Window start: Unix seconds or ISO 8601 (UTC)");
+  sub->add_option("--to", args->to, "Window end");
+  sub->add_option("--match", args->match, "Only these series: host=NODE,gpu=0,job=NAME (uuid, model too)")->type_name("LABELS");
+  sub->add_option("--threshold", args->thresholds, "Override a detector threshold, e.g. underused_p95_pct=40 (repeatable)")
+      ->type_name("NAME=VALUE");
+  sub->add_option("--report", args->report, "Write a report: FILE.html (self-contained) or FILE.md (+ SVG charts)");
+  sub->add_flag("--json", args->json, "Machine-readable findings (kind, device, window, evidence, recommendation)");
+  sub->footer(
+      "Examples:\n"
+      "  rooftop trace synth mix --db demo.db && rooftop analyze --db demo.db --report demo.html\n"
+      "  rooftop analyze --prometheus http://127.0.0.1:9090 --since 7d --match job=train --json\n"
+      "Detectors and thresholds: docs/analyze.md");
+  return Command{sub, [args, &global] { return run(*args, global); }};
+}
+
+}  // namespace rooftop::app

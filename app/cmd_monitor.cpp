@@ -1,0 +1,156 @@
+// `rooftop monitor`: the telemetry agent. Samples the chosen backends on a
+// thread, serves the latest snapshot at /metrics (Prometheus text format)
+// and /healthz, and optionally keeps a SQLite history, until SIGINT/SIGTERM.
+#include <csignal>
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "command.h"
+#include "core/text.h"
+#include "telemetry/server.h"
+#include "telemetry/store.h"
+#include "telemetry/telemetry.h"
+
+namespace rooftop::app {
+namespace {
+
+namespace tel = rooftop::telemetry;
+
+constexpr double kMinInterval_s = 0.1;     // a floor: "3" meaning 3 ms burnt cores (dcgm-exporter#311)
+constexpr double kMaintenanceEvery_s = 600;
+
+std::atomic<tel::MetricsServer*> g_server{nullptr};
+
+extern "C" void on_stop_signal(int) {
+  if (tel::MetricsServer* s = g_server.load()) s->stop();
+}
+
+struct MonitorOptions {
+  std::string listen = "127.0.0.1:9400";
+  std::string interval = "1s";
+  std::string db;
+  std::string retention = "7d";
+  std::string backends = "auto";
+  std::string names = "dcgm";
+  std::string proc_root = "/";
+  bool json = false;
+};
+
+int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
+  // 1. Flags, all checked before anything starts.
+  auto names = tel::parse_names(o.names);
+  if (!names) return report_error(names.error());
+  auto listen = tel::parse_listen(o.listen);
+  if (!listen) return report_error(listen.error());
+  auto interval = parse_duration(o.interval);
+  if (!interval) return report_error(Error{Errc::invalid_input, interval.error().message, "--interval"});
+  if (*interval < kMinInterval_s || *interval > 3600)
+    return report_error(Error{Errc::invalid_input, "the interval must be between 100ms and 1h", "--interval"});
+  auto retention = parse_duration(o.retention);
+  if (!retention) return report_error(Error{Errc::invalid_input, retention.error().message, "--retention"});
+  if (*retention < 60)
+    return report_error(Error{Errc::invalid_input, "the retention must be at least 1m", "--retention"});
+
+  // 2. Backends and the history database (a bad database stops us here, exit 2).
+  tel::BackendOptions bopts;
+  bopts.proc_root = o.proc_root;
+  auto backends = tel::make_backends(o.backends, bopts);
+  if (!backends) return report_error(backends.error());
+  std::unique_ptr<tel::Store> store;
+  if (!o.db.empty()) {
+    tel::StoreOptions sopts;
+    sopts.retention_s = *retention;
+    sopts.interval_s = *interval;
+    sopts.downsample_after_s = std::min(86400.0, *retention / 2);
+    auto s = tel::Store::open(o.db, sopts);
+    if (!s) return report_error(s.error());
+    store = std::move(*s);
+  }
+  tel::Sampler sampler(std::move(*backends));
+  std::vector<std::string> warnings;
+  if (auto r = sampler.open(&warnings); !r) return report_error(r.error());
+  for (const std::string& w : warnings) std::fprintf(stderr, "rooftop: warning: %s\n", w.c_str());
+
+  // 3. The HTTP endpoint.
+  tel::ServerOptions sv;
+  sv.host = listen->first;
+  sv.port = listen->second;
+  sv.stale_after_s = std::max(10.0, 3 * *interval);
+  auto server = tel::MetricsServer::listen(sv);
+  if (!server) return report_error(server.error());
+  g_server = server->get();
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+
+  // 4. Sampling thread: render once per round, publish, append to the store.
+  double last_maintenance_s = 0;
+  bool store_failed = false;
+  auto sink = [&](const tel::Snapshot& snap) {
+    (*server)->publish(std::make_shared<const std::string>(tel::render_metrics(snap, *names)));
+    if (!store) return;
+    auto w = store->append(snap);
+    if (!w && !store_failed) std::fprintf(stderr, "rooftop: error: %s\n", w.error().what().c_str());
+    store_failed = !w;
+    if (snap.time_s - last_maintenance_s >= kMaintenanceEvery_s) {
+      if (auto m = store->maintain(snap.time_s); !m)
+        std::fprintf(stderr, "rooftop: warning: history maintenance: %s\n", m.error().what().c_str());
+      last_maintenance_s = snap.time_s;
+    }
+  };
+  sink(sampler.sample_once());
+  sampler.start(*interval, sink, /*first_now=*/false);
+
+  // 5. Announce, serve until a signal, then stop cleanly.
+  const std::string url = fmt::format("http://{}:{}/metrics", sv.host.find(':') != std::string::npos ? "[" + sv.host + "]" : sv.host,
+                                      (*server)->port());
+  if (o.json) {
+    nlohmann::json j = {{"listen", fmt::format("{}:{}", sv.host, (*server)->port())}, {"url", url},
+                        {"port", (*server)->port()}, {"devices", sampler.devices().size()},
+                        {"interval_s", *interval}, {"names", o.names}, {"db", o.db}};
+    std::printf("%s\n", j.dump().c_str());
+    std::fflush(stdout);
+  } else if (!global.quiet) {
+    std::fprintf(stderr, "rooftop monitor: serving %s (%zu devices, every %s)%s\n", url.c_str(),
+                 sampler.devices().size(), o.interval.c_str(), o.db.empty() ? "" : (", history in " + o.db).c_str());
+  }
+  (*server)->run();
+  sampler.stop();
+  g_server = nullptr;
+  if (!global.quiet && !o.json) std::fprintf(stderr, "rooftop monitor: stopped\n");
+  return store_failed ? kExitFailure : kExitOk;
+}
+
+}  // namespace
+
+Command add_monitor_command(CLI::App& app, const GlobalOptions& global) {
+  auto opts = std::make_shared<MonitorOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "monitor",
+      "Telemetry agent: sample GPUs/NPUs and the host, serve Prometheus metrics at /metrics (dcgm-exporter\n"
+      "compatible names by default), keep an optional SQLite history. Runs until SIGINT/SIGTERM.");
+  sub->add_option("--listen", opts->listen, "Address to serve on; loopback unless you say otherwise (port 0 = any)")
+      ->capture_default_str();
+  sub->add_option("--interval", opts->interval, "Sampling interval (a duration: 500ms, 1s, 1m; at least 100ms)")
+      ->capture_default_str();
+  sub->add_option("--db", opts->db, "SQLite file for the history (WAL mode); none when not given")->type_name("FILE");
+  sub->add_option("--retention", opts->retention, "How long the history keeps rows")->capture_default_str();
+  sub->add_option("--backends", opts->backends,
+                  "auto, or a comma list of proc, nvml, rocm, ascend, fake:TRACE (a trace file, see data/traces/)")
+      ->capture_default_str();
+  sub->add_option("--names", opts->names, "Metric names: dcgm (dcgm-exporter names and labels) or rooftop (base units)")
+      ->capture_default_str();
+  sub->add_option("--proc-root", opts->proc_root, "Root holding proc/ and sys/ for the host backend")
+      ->capture_default_str();
+  sub->add_flag("--json", opts->json, "Print one JSON line with the address and device count once serving");
+  sub->footer(
+      "Examples:\n"
+      "  rooftop monitor                                   # all backends, 127.0.0.1:9400, dcgm names\n"
+      "  rooftop monitor --db /var/lib/rooftop/history.db --retention 30d --names rooftop\n"
+      "  rooftop monitor --backends fake:data/traces/h100x2-training.csv --listen 127.0.0.1:0 --json");
+  return {sub, [opts, &global] { return run_monitor(*opts, global); }};
+}
+
+}  // namespace rooftop::app

@@ -1,0 +1,49 @@
+// Where analyze reads utilisation history from: the monitor's SQLite store
+// (one host), or a Prometheus server's HTTP API (a fleet). Both feed the same
+// Profiler, so detectors see the same thing whichever source was used.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "analyze/analyze.h"
+#include "core/result.h"
+#include "telemetry/telemetry.h"
+
+namespace rooftop::analyze {
+
+// --match "host=node-1,gpu=0,job=train": label equality filters.
+struct Matcher {
+  std::map<std::string, std::string> labels;
+};
+Result<Matcher> parse_matcher(const std::string& text);
+
+struct TimeRange {
+  std::optional<double> from_s, to_s;  // empty = the source's whole history
+};
+// Unix seconds, or ISO 8601 "2026-11-30T12:00:00Z" (UTC; "T" or space).
+Result<double> parse_time(const std::string& text);
+std::string format_time(double unix_s);  // "2026-11-30T12:00:00Z"
+
+// Progress callback: fraction done in [0, 1] and what is being read.
+using ProgressFn = std::function<void(double, const std::string&)>;
+
+Result<Profiles> profile_store(const std::string& db_path, const TimeRange& range, const Matcher& match,
+                               const ProgressFn& progress = {});
+
+// `url` is http://host:port (https is not built in). Uses dcgm-exporter
+// names when present, else rooftop_* names.
+Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& range, const Matcher& match,
+                                    const ProgressFn& progress = {});
+
+}  // namespace rooftop::analyze
+
+namespace rooftop::analyze {
+
+// A trace file's rows (as replayed by the fake backend) profiled directly,
+// with trace time 0 at Unix time `start_s`.
+Profiles profile_trace(const telemetry::Trace& trace, double start_s);
+
+}  // namespace rooftop::analyze

@@ -1,0 +1,303 @@
+// The four SVG charts: roofline (log-log), scatter (optional log axes and a
+// Pareto front), lines over time with shaded windows, and stacked or grouped
+// bars. Values that cannot be drawn (NaN, infinities, non-positive values on
+// a log axis) are skipped and counted in a note under the plot, never turned
+// into NaN coordinates.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "report/plot.h"
+
+namespace rooftop::report {
+
+using plot::colour;
+using plot::LegendEntry;
+using plot::px;
+using Mark = plot::LegendEntry::Mark;
+
+namespace {
+
+std::string skipped_note(std::size_t n, const char* what) {
+  if (n == 0) return {};
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s") + " not drawn (not finite, or not positive on a log axis)";
+}
+
+std::string polyline(const std::vector<std::pair<double, double>>& pts, const std::string& stroke, double width,
+                     const std::string& extra = "") {
+  std::string o = "<polyline fill=\"none\" stroke=\"" + stroke + "\" stroke-width=\"" + px(width) + "\"" + extra + " points=\"";
+  for (std::size_t i = 0; i < pts.size(); ++i) o += (i ? " " : "") + px(pts[i].first) + "," + px(pts[i].second);
+  return o + "\"/>\n";
+}
+
+// One marker with a hover tooltip and, when asked, a visible label.
+std::string marker(const Point& p, double cx, double cy, const std::string& fill, bool show_label) {
+  std::string o = "<g><title>" + escape_xml(p.label) + " (" + plot::compact(p.x) + ", " + plot::compact(p.y) + ")</title>";
+  if (p.highlight)
+    o += "<circle cx=\"" + px(cx) + "\" cy=\"" + px(cy) + "\" r=\"6\" fill=\"" + fill + "\" stroke=\"#222222\" stroke-width=\"1.5\"/>";
+  else
+    o += "<circle cx=\"" + px(cx) + "\" cy=\"" + px(cy) + "\" r=\"4.5\" fill=\"" + fill + "\" fill-opacity=\"0.8\"/>";
+  if (show_label && !p.label.empty())
+    o += "<text x=\"" + px(cx + 8) + "\" y=\"" + px(cy - 7) + "\" font-size=\"11\" fill=\"#222222\">" + escape_xml(p.label) + "</text>";
+  return o + "</g>\n";
+}
+
+std::string clip_open(const plot::Frame& f, const std::string& id) {
+  return "<defs><clipPath id=\"" + id + "\"><rect x=\"" + px(f.plot_x0()) + "\" y=\"" + px(f.plot_y1()) + "\" width=\"" +
+         px(f.plot_x1() - f.plot_x0()) + "\" height=\"" + px(f.plot_y0() - f.plot_y1()) + "\"/></clipPath></defs>\n<g clip-path=\"url(#" +
+         id + ")\">\n";
+}
+
+// Data values plus a margin, so markers at the extremes do not sit on the
+// frame; the margin never crosses zero when the data does not.
+std::vector<double> padded(std::vector<double> v, bool log) {
+  if (v.empty()) return v;
+  auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
+  double lo = *lo_it, hi = *hi_it;
+  if (log) {
+    v.push_back(lo / 1.25);
+    v.push_back(hi * 1.25);
+  } else {
+    double pad = (hi > lo ? hi - lo : std::fabs(hi)) * 0.05;
+    v.push_back(lo >= 0 && lo - pad < 0 ? 0 : lo - pad);
+    v.push_back(hi <= 0 && hi + pad > 0 ? 0 : hi + pad);
+  }
+  return v;
+}
+
+bool drawable(const plot::Scale& x, const plot::Scale& y, double vx, double vy) { return x.valid(vx) && y.valid(vy); }
+
+}  // namespace
+
+std::string svg_roofline(const RooflineChart& c) {
+  const Ceiling* main = c.ceilings.empty() ? nullptr : &c.ceilings.front();
+  double main_peak = main ? main->peak_flop_per_s : 0, main_bw = main ? main->bytes_per_s : 0;
+  // The roof of a ceiling: its own peak/bandwidth, bounded by the main roof's other limb.
+  auto roof = [&](const Ceiling& k, double x) {
+    double peak = k.peak_flop_per_s > 0 ? k.peak_flop_per_s : main_peak;
+    double bw = k.bytes_per_s > 0 ? k.bytes_per_s : main_bw;
+    if (peak > 0 && bw > 0) return std::min(peak, bw * x);
+    return peak > 0 ? peak : bw * x;
+  };
+  std::vector<double> xs, ys;
+  for (const Point& p : c.points) {
+    if (p.x > 0 && p.y > 0 && std::isfinite(p.x) && std::isfinite(p.y)) xs.push_back(p.x), ys.push_back(p.y);
+  }
+  for (const Ceiling& k : c.ceilings) {
+    double peak = k.peak_flop_per_s > 0 ? k.peak_flop_per_s : main_peak;
+    double bw = k.bytes_per_s > 0 ? k.bytes_per_s : main_bw;
+    if (peak > 0 && bw > 0) xs.push_back(peak / bw);  // ridge point
+  }
+  Axis xa{"arithmetic intensity (FLOP/byte)", true, {}, {}};
+  plot::Scale xr = plot::fit(xs, xa, 0, 1);
+  if (!xs.empty()) xr.lo /= 10, xr.hi *= 10;
+  for (const Ceiling& k : c.ceilings) {
+    for (double x : {xr.lo, xr.hi}) {
+      double r = roof(k, x);
+      if (r > 0 && std::isfinite(r)) ys.push_back(r);
+    }
+  }
+  std::vector<LegendEntry> legend;
+  for (std::size_t i = 0; i < c.ceilings.size(); ++i)
+    legend.push_back({c.ceilings[i].label, colour(i), i == 0 ? Mark::line : Mark::dashed});
+  if (!c.points.empty()) legend.push_back({"operators", "#333333", Mark::point});
+  plot::Frame f = plot::make_frame(legend);
+  plot::Scale x = plot::fit(xs, {xa.label, true, xr.lo, xr.hi}, f.plot_x0(), f.plot_x1());
+  // Headroom above the highest roof, so the main ceiling does not sit on the frame.
+  double y_top = ys.empty() ? 10 : *std::max_element(ys.begin(), ys.end()) * 1.8;
+  plot::Scale y = plot::fit(ys, {"FLOP/s", true, {}, y_top}, f.plot_y0(), f.plot_y1());
+  std::string o = plot::open_chart(f, c.title, x, plot::ticks(x), xa.label, y, plot::ticks(y), "attainable FLOP/s");
+  o += clip_open(f, plot::clip_id("roofline" + c.title + std::to_string(c.points.size())));
+  for (std::size_t i = c.ceilings.size(); i-- > 0;) {
+    const Ceiling& k = c.ceilings[i];
+    std::vector<std::pair<double, double>> pts;
+    for (int s = 0; s <= 96; ++s) {
+      double vx = std::pow(10.0, std::log10(x.lo) + (std::log10(x.hi) - std::log10(x.lo)) * s / 96.0);
+      double vy = roof(k, vx);
+      if (y.valid(vy)) pts.emplace_back(x.map(vx), y.map(vy));
+    }
+    if (pts.size() >= 2) o += polyline(pts, colour(i), i == 0 ? 3 : 1.8, i == 0 ? "" : " stroke-dasharray=\"6 4\"");
+  }
+  o += "</g>\n";
+  std::size_t skipped = 0;
+  bool labels = c.points.size() <= 12;
+  for (const Point& p : c.points) {
+    if (!drawable(x, y, p.x, p.y)) {
+      ++skipped;
+      continue;
+    }
+    o += marker(p, x.map(p.x), y.map(p.y), p.highlight ? colour(1) : "#333333", labels || p.highlight);
+  }
+  return o + plot::close_chart(f, legend, skipped_note(skipped, "point"));
+}
+
+std::string svg_scatter(const ScatterChart& c) {
+  std::vector<double> xs, ys;
+  for (const Point& p : c.points) {
+    if (std::isfinite(p.x) && std::isfinite(p.y) && (!c.x.log || p.x > 0) && (!c.y.log || p.y > 0))
+      xs.push_back(p.x), ys.push_back(p.y);
+  }
+  bool any_highlight = std::any_of(c.points.begin(), c.points.end(), [](const Point& p) { return p.highlight; });
+  std::vector<LegendEntry> legend;
+  if (any_highlight) {
+    legend.push_back({c.connect_highlighted ? "Pareto front" : "highlighted", colour(1), Mark::point});
+    legend.push_back({"others", colour(0), Mark::point});
+  }
+  plot::Frame f = plot::make_frame(legend);
+  plot::Scale x = plot::fit(padded(xs, c.x.log), c.x, f.plot_x0(), f.plot_x1());
+  plot::Scale y = plot::fit(padded(ys, c.y.log), c.y, f.plot_y0(), f.plot_y1());
+  std::string o = plot::open_chart(f, c.title, x, plot::ticks(x), c.x.label, y, plot::ticks(y), c.y.label);
+  o += clip_open(f, plot::clip_id("scatter" + c.title + c.x.label + c.y.label + std::to_string(c.points.size())));
+  std::vector<const Point*> front;
+  for (const Point& p : c.points) {
+    if (p.highlight && drawable(x, y, p.x, p.y)) front.push_back(&p);
+  }
+  if (c.connect_highlighted && front.size() >= 2) {
+    std::stable_sort(front.begin(), front.end(), [](const Point* a, const Point* b) { return a->x < b->x; });
+    std::vector<std::pair<double, double>> pts;
+    for (const Point* p : front) pts.emplace_back(x.map(p->x), y.map(p->y));
+    o += polyline(pts, colour(1), 2, " stroke-opacity=\"0.7\"");
+  }
+  o += "</g>\n";
+  std::size_t skipped = 0;
+  bool labels = c.points.size() <= 15;
+  for (const Point& p : c.points) {
+    if (!drawable(x, y, p.x, p.y)) {
+      ++skipped;
+      continue;
+    }
+    o += marker(p, x.map(p.x), y.map(p.y), p.highlight ? colour(1) : colour(0), labels || p.highlight);
+  }
+  return o + plot::close_chart(f, legend, skipped_note(skipped, "point"));
+}
+
+std::string svg_line(const LineChart& c) {
+  std::vector<double> xs, ys;
+  for (const Series& s : c.series) {
+    for (std::size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i) {
+      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) xs.push_back(s.x[i]), ys.push_back(s.y[i]);
+    }
+  }
+  for (const Window& w : c.windows) {
+    if (std::isfinite(w.x0) && std::isfinite(w.x1)) xs.push_back(w.x0), xs.push_back(w.x1);
+  }
+  std::vector<LegendEntry> legend;
+  for (std::size_t i = 0; i < c.series.size(); ++i) legend.push_back({c.series[i].name, colour(i), Mark::line});
+  if (!c.windows.empty()) legend.push_back({"marked window", "#f5cdb5", Mark::box});
+  plot::Frame f = plot::make_frame(legend);
+  Axis xa = c.x;
+  if (c.x_is_time && !xs.empty()) {
+    // Time axes span exactly the data: rounding to 1-2-5 steps means nothing for clock times.
+    auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+    if (!xa.min) xa.min = *lo;
+    if (!xa.max) xa.max = *hi > *lo ? *hi : *lo + 60;
+    xa.log = false;
+  }
+  plot::Scale x = plot::fit(xs, xa, f.plot_x0(), f.plot_x1());
+  plot::Scale y = plot::fit(ys, c.y, f.plot_y0(), f.plot_y1());
+  std::string x_label = c.x.label.empty() && c.x_is_time ? "time (UTC)" : c.x.label;
+  std::string o = plot::open_chart(f, c.title, x, c.x_is_time ? plot::time_ticks(x) : plot::ticks(x), x_label, y,
+                                   plot::ticks(y), c.y.label);
+  o += clip_open(f, plot::clip_id("line" + c.title + std::to_string(xs.size())));
+  for (const Window& w : c.windows) {
+    if (!x.valid(w.x0) || !x.valid(w.x1)) continue;
+    double a = x.map(std::min(w.x0, w.x1)), b = x.map(std::max(w.x0, w.x1));
+    o += "<g><title>" + escape_xml(w.label) + "</title><rect x=\"" + px(a) + "\" y=\"" + px(f.plot_y1()) + "\" width=\"" +
+         px(std::max(1.0, b - a)) + "\" height=\"" + px(f.plot_y0() - f.plot_y1()) + "\" fill=\"" + colour(1) +
+         "\" fill-opacity=\"0.13\"/><text x=\"" + px(a + 3) + "\" y=\"" + px(f.plot_y1() + 13) +
+         "\" font-size=\"11\" fill=\"#8a3a00\">" + escape_xml(w.label) + "</text></g>\n";
+  }
+  std::size_t skipped = 0;
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const Series& s = c.series[i];
+    std::vector<std::pair<double, double>> run;
+    auto flush = [&] {
+      if (run.size() >= 2) o += polyline(run, colour(i), 2, " stroke-linejoin=\"round\"");
+      else if (run.size() == 1) o += "<circle cx=\"" + px(run[0].first) + "\" cy=\"" + px(run[0].second) + "\" r=\"2.5\" fill=\"" + colour(i) + "\"/>\n";
+      run.clear();
+    };
+    // A gap in the data (NaN, or a value a log axis cannot show) breaks the line.
+    for (std::size_t j = 0; j < std::min(s.x.size(), s.y.size()); ++j) {
+      if (!drawable(x, y, s.x[j], s.y[j])) {
+        ++skipped;
+        flush();
+        continue;
+      }
+      run.emplace_back(x.map(s.x[j]), y.map(s.y[j]));
+    }
+    flush();
+  }
+  o += "</g>\n";
+  return o + plot::close_chart(f, legend, skipped_note(skipped, "value"));
+}
+
+std::string svg_bar(const BarChart& c) {
+  std::size_t ncat = c.categories.size(), nser = c.series.size();
+  auto value = [&](std::size_t s, std::size_t j) {
+    double v = j < c.series[s].y.size() ? c.series[s].y[j] : 0;
+    return std::isfinite(v) ? v : 0.0;
+  };
+  bool log = c.y.log && !c.stacked;
+  std::vector<double> ys;
+  for (std::size_t j = 0; j < ncat; ++j) {
+    double pos = 0, neg = 0;
+    for (std::size_t s = 0; s < nser; ++s) {
+      double v = value(s, j);
+      if (c.stacked) (v >= 0 ? pos : neg) += v;
+      else ys.push_back(v);
+    }
+    if (c.stacked) ys.push_back(pos), ys.push_back(neg);
+  }
+  std::vector<LegendEntry> legend;
+  if (nser > 1 || (nser == 1 && !c.series[0].name.empty()))
+    for (std::size_t s = 0; s < nser; ++s) legend.push_back({c.series[s].name, colour(s), Mark::box});
+  plot::Frame f = plot::make_frame(legend);
+  bool rotate = ncat > 6;
+  if (rotate) f.bottom = 110;
+  Axis ya = c.y;
+  ya.log = log;
+  plot::Scale y = plot::fit(ys, ya, f.plot_y0(), f.plot_y1(), !log);
+  plot::Scale x{0, static_cast<double>(std::max<std::size_t>(ncat, 1)), false, f.plot_x0(), f.plot_x1()};
+  std::string o = plot::open_chart(f, c.title, x, {}, "", y, plot::ticks(y), c.y.label);
+  double band = (f.plot_x1() - f.plot_x0()) / static_cast<double>(std::max<std::size_t>(ncat, 1));
+  double base = log ? y.lo : std::clamp(0.0, y.lo, y.hi);
+  std::size_t skipped = 0;
+  for (std::size_t j = 0; j < ncat; ++j) {
+    double x0 = f.plot_x0() + band * static_cast<double>(j) + band * 0.15, w = band * 0.7;
+    double pos = 0, neg = 0;
+    for (std::size_t s = 0; s < nser; ++s) {
+      double v = value(s, j), from = base, to = v;
+      double bx = x0, bw = w;
+      if (c.stacked) {
+        double& acc = v >= 0 ? pos : neg;
+        from = acc;
+        to = acc + v;
+        acc = to;
+      } else {
+        bw = w / static_cast<double>(nser);
+        bx = x0 + bw * static_cast<double>(s);
+      }
+      if (!y.valid(to) || !y.valid(from)) {
+        skipped += (v != 0 || log) ? 1 : 0;
+        continue;
+      }
+      double py0 = y.map(std::clamp(from, y.lo, y.hi)), py1 = y.map(std::clamp(to, y.lo, y.hi));
+      o += "<rect x=\"" + px(bx) + "\" y=\"" + px(std::min(py0, py1)) + "\" width=\"" + px(std::max(0.5, bw - 1)) +
+           "\" height=\"" + px(std::fabs(py1 - py0)) + "\" fill=\"" + colour(s) + "\"><title>" +
+           escape_xml(c.series[s].name.empty() ? c.categories[j] : c.categories[j] + " / " + c.series[s].name) + ": " +
+           plot::compact(v) + "</title></rect>\n";
+    }
+    double cx = f.plot_x0() + band * (static_cast<double>(j) + 0.5), ty = f.plot_y0() + 16;
+    if (rotate)
+      o += "<text x=\"" + px(cx) + "\" y=\"" + px(ty) + "\" text-anchor=\"end\" fill=\"#333333\" transform=\"rotate(-35 " + px(cx) +
+           " " + px(ty) + ")\">" + escape_xml(c.categories[j]) + "</text>\n";
+    else
+      o += "<text x=\"" + px(cx) + "\" y=\"" + px(ty) + "\" text-anchor=\"middle\" fill=\"#333333\">" + escape_xml(c.categories[j]) + "</text>\n";
+  }
+  if (!log && y.lo < 0 && y.hi > 0)
+    o += "<line x1=\"" + px(f.plot_x0()) + "\" y1=\"" + px(y.map(0)) + "\" x2=\"" + px(f.plot_x1()) + "\" y2=\"" + px(y.map(0)) +
+         "\" stroke=\"#444444\"/>\n";
+  return o + plot::close_chart(f, legend, skipped_note(skipped, "bar"));
+}
+
+}  // namespace rooftop::report

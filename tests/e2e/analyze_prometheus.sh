@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The monitor replays two synthetic traces (fake backend) with --db, a real
+# Prometheus scrapes both, and `rooftop analyze --prometheus` must find the
+# same problems as `rooftop analyze --db` on the same data and window.
+# labels: prometheus slow
+# timeout: 900
+set -euo pipefail
+mkdir -p "$WORK" && cd "$WORK" && rm -rf ./*
+command -v prometheus >/dev/null || { echo "prometheus is not installed (scripts/setup.sh installs it)"; exit 1; }
+PY=/usr/bin/python3
+DUR=${ANALYZE_E2E_SECONDS:-240}
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+"$ROOFTOP" trace synth io-bound --devices 2 --host node-a --duration "${DUR}s" --out a.csv --labels a.json 2>/dev/null
+"$ROOFTOP" trace synth mix --devices 9 --host node-b --duration "${DUR}s" --out b.csv --labels b.json 2>/dev/null
+PA=$(free_port); PB=$(free_port); PP=$(free_port)
+"$ROOFTOP" monitor --listen 127.0.0.1:$PA --interval 1s --backends fake:a.csv --db a.db >a.log 2>&1 & pids+=($!)
+"$ROOFTOP" monitor --listen 127.0.0.1:$PB --interval 1s --backends fake:b.csv --db b.db >b.log 2>&1 & pids+=($!)
+cat > prom.yml <<YML
+global: {scrape_interval: 1s, evaluation_interval: 1s}
+scrape_configs:
+  - job_name: rooftop
+    static_configs: [{targets: ["127.0.0.1:$PA", "127.0.0.1:$PB"]}]
+YML
+prometheus --config.file=prom.yml --storage.tsdb.path=tsdb --web.listen-address=127.0.0.1:$PP \
+  --log.level=warn >prom.log 2>&1 & pids+=($!)
+for i in $(seq 60); do curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && break; sleep 1; done
+FROM=$(date +%s); FROM=$((FROM + 5))
+sleep $((DUR + 5))
+TO=$(date +%s)
+kill "${pids[0]}" "${pids[1]}"; wait "${pids[0]}" "${pids[1]}" 2>/dev/null || true
+# The series are in Prometheus (read back through its query API).
+curl -sf "http://127.0.0.1:$PP/api/v1/query?query=count(DCGM_FI_DEV_GPU_UTIL)" | grep -q '"11"'
+
+TH=(--threshold min_window_s=60)
+"$ROOFTOP" analyze --db a.db --from "$FROM" --to "$TO" "${TH[@]}" --json >db-a.json
+"$ROOFTOP" analyze --db b.db --from "$FROM" --to "$TO" "${TH[@]}" --json >db-b.json
+"$ROOFTOP" analyze --prometheus "http://127.0.0.1:$PP" --from "$FROM" --to "$TO" "${TH[@]}" --json --report fleet.html >prom.json
+$PY - <<'PYEOF'
+import json
+def found(*files):
+    return sorted({(f["kind"], f["device"]) for n in files for f in json.load(open(n))["findings"]})
+planted = sorted({(p["kind"], p["device"]) for n in ("a.json", "b.json") for p in json.load(open(n))["planted"]})
+db, prom = found("db-a.json", "db-b.json"), found("prom.json")
+print("planted   ", planted); print("--db      ", db); print("--prometheus", prom)
+assert db == prom, "store and Prometheus disagree"
+assert db == planted, "findings differ from what was planted"
+PYEOF
+grep -q "<svg" fleet.html
+
+# Bad input: unreachable server, a bad response, an empty window, unknown labels.
+expect_2() { set +e; "$@" >/dev/null 2>err.txt; rc=$?; set -e; [ $rc -eq 2 ] || { echo "want 2, got $rc: $*"; cat err.txt; exit 1; }; }
+expect_2 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$(free_port)"
+grep -q "cannot reach Prometheus" err.txt
+expect_2 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$PA"   # the exporter, not a Prometheus
+expect_2 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$PP" --from 1000 --to 2000
+expect_2 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$PP" --match nosuchlabel=x
+expect_2 "$ROOFTOP" analyze --db a.db --match rack=7
+echo "analyze: store and Prometheus agree"

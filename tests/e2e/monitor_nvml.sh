@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The nvml backend's real dlopen path against the fake libnvidia-ml.so.1
+# that the tests build (tests/fake_nvml), found via ROOFTOP_NVML_LIBRARY and
+# via LD_LIBRARY_PATH as a driver install would be.
+# labels: monitor nvml
+# timeout: 60
+set -euo pipefail
+mkdir -p "$WORK" && cd "$WORK"
+lib="$BUILD/tests/fake_nvml/libnvidia-ml.so.1"
+[ -f "$lib" ] || { echo "FAIL: $lib was not built"; exit 1; }
+
+out=$(ROOFTOP_NVML_LIBRARY="$lib" "$ROOFTOP" top --once --backends nvml)
+echo "$out"
+grep -q '^GPU0: Compute 40%, Memory 20%  NVIDIA H100 80GB HBM3 \[nvml\]$' <<< "$out"
+grep -q '^GPU1: Compute 50%, Memory 21%' <<< "$out"
+grep -q 'power \[#########-----------\] 301 W / 700 W' <<< "$out"
+
+n=$(LD_LIBRARY_PATH="$BUILD/tests/fake_nvml" "$ROOFTOP" top --once --json --backends nvml |
+    python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"]; assert d[1]["throttle_reasons"] == 4; print(len(d))')
+[ "$n" = 2 ]
+
+ROOFTOP_NVML_LIBRARY="$lib" FAKE_NVML_XID=1 "$ROOFTOP" monitor --backends nvml --listen 127.0.0.1:0 --json > m.json &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+for _ in $(seq 50); do [ -s m.json ] && break; sleep 0.1; done
+port=$(python3 -c 'import json; print(json.load(open("m.json"))["port"])')
+curl -sf "http://127.0.0.1:$port/metrics" > m.prom
+grep -q '^DCGM_FI_DEV_GPU_UTIL{gpu="1",UUID="GPU-fa4e0000-0000-4000-8000-000000000001",device="nvidia1",modelName="NVIDIA H100 80GB HBM3",Hostname=".*"} 50$' m.prom
+grep -q '^DCGM_FI_DEV_XID_ERRORS{gpu="1".*} 79$' m.prom
+grep -q '^DCGM_FI_DEV_FB_USED{gpu="0".*} 10240$' m.prom
+grep -q '^rooftop_gpu_process_memory_used_bytes{gpu="0".*,pid="4242"} 1073741824$' m.prom
+! grep -q PCIE m.prom   # NOT_SUPPORTED is left out, never a sentinel
+echo "ok: nvml through the fake libnvidia-ml.so.1"

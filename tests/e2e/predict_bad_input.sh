@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# rooftop predict: bad input is answered with a message naming the input and
+# exit code 2, never a crash: unknown ids (with "did you mean"), impossible
+# batch/count, a model that does not fit, an unsupported precision, a
+# malformed custom model file.
+# labels: predict
+set -euo pipefail
+mkdir -p "$WORK" && cd "$WORK"
+
+expect_2() {
+  set +e; "$@" >out.txt 2>err.txt; rc=$?; set -e
+  [ $rc -eq 2 ] || { echo "want exit 2, got $rc: $*"; cat err.txt; exit 1; }
+}
+P() { "$ROOFTOP" predict "$@"; }
+
+expect_2 P --model resnet50 --accelerator nvidia-h100-sxm9
+grep -q "did you mean" err.txt
+expect_2 P --model resnet5O --accelerator nvidia-t4
+grep -q "resnet5O" err.txt
+expect_2 P --model resnet50 --accelerator nvidia-t4 --batch=-4
+grep -q -- "--batch" err.txt
+expect_2 P --model resnet50 --accelerator nvidia-t4 --batch 0
+expect_2 P --model resnet50 --accelerator nvidia-t4 --count 0
+grep -q -- "--count" err.txt
+expect_2 P --model resnet50 --accelerator nvidia-t4 --precision fp8
+grep -q "fp16" err.txt && grep -q "fp8" err.txt
+expect_2 P --model resnet50 --accelerator nvidia-t4 --precision fp7
+expect_2 P --model resnet50 --accelerator nvidia-t4 --scenario multistream
+expect_2 P --model llama-3.1-405b --accelerator nvidia-t4
+grep -q "does not fit" err.txt && grep -q "try --count" err.txt
+expect_2 P --model llama-2-70b --accelerator nvidia-h100-sxm5-80gb --task train
+grep -q "short by" err.txt
+
+printf 'name: broken\nbuilder: transformer\nconfig: {layers: -2}\n' > bad.yaml
+expect_2 P --model bad.yaml --accelerator nvidia-t4
+grep -q "bad.yaml" err.txt
+
+# Nothing crashed, and no stack traces or internal errors leaked out.
+! grep -q "internal error" err.txt
+echo "predict bad input ok"

@@ -1,0 +1,120 @@
+// A fake libnvidia-ml.so.1 for tests: exports the NVML C symbols rooftop's
+// nvml backend binds, so the real dlopen/dlsym path runs without a GPU.
+//
+// It deliberately mimics version skew: it exports nvmlInit_v2 but not
+// nvmlInit, the old nvmlDeviceGetCurrentClocksThrottleReasons but not the
+// newer ...EventReasons, the old nvmlDeviceGetTemperature but not
+// ...TemperatureV, and nvmlDeviceGetMemoryInfo_v2 checks the struct version
+// word exactly like the driver (NVML_STRUCT_VERSION = size | version << 24).
+//
+// Environment: FAKE_NVML_DEVICES (default 2), FAKE_NVML_XID (emit one XID
+// 79 event on the last device), FAKE_NVML_INIT_FAIL (nvmlInit returns 9,
+// driver not loaded).
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+struct Device {
+  int index;
+};
+Device g_devices[8] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
+bool g_xid_pending = false;
+unsigned long long g_energy_calls = 0;
+
+unsigned device_count() {
+  const char* env = std::getenv("FAKE_NVML_DEVICES");
+  const int n = env ? std::atoi(env) : 2;
+  return static_cast<unsigned>(n < 0 ? 0 : (n > 8 ? 8 : n));
+}
+
+int idx(void* dev) { return static_cast<Device*>(dev)->index; }
+
+void copy(char* dst, unsigned len, const char* src) {
+  std::strncpy(dst, src, len);
+  if (len) dst[len - 1] = '\0';
+}
+
+}  // namespace
+
+extern "C" {
+
+struct FakeMemoryV2 { unsigned version; unsigned long long total, reserved, free, used; };
+struct FakeUtilization { unsigned gpu, memory; };
+struct FakeProcess { unsigned pid; unsigned long long used; unsigned gi, ci; };
+struct FakePci { char legacy[16]; unsigned domain, bus, device, id, sub; char bus_id[32]; };
+struct FakeEvent { void* device; unsigned long long type, data; unsigned gi, ci; };
+
+int nvmlInit_v2() {
+  if (std::getenv("FAKE_NVML_INIT_FAIL")) return 9;
+  g_xid_pending = std::getenv("FAKE_NVML_XID") != nullptr;
+  return 0;
+}
+int nvmlShutdown() { return 0; }
+const char* nvmlErrorString(int rc) { return rc == 0 ? "Success" : "Fake NVML error"; }
+int nvmlSystemGetDriverVersion(char* buf, unsigned len) { copy(buf, len, "550.54.15-fake"); return 0; }
+int nvmlDeviceGetCount_v2(unsigned* n) { *n = device_count(); return 0; }
+int nvmlDeviceGetHandleByIndex_v2(unsigned i, void** dev) {
+  if (i >= device_count()) return 2;  // NVML_ERROR_INVALID_ARGUMENT
+  *dev = &g_devices[i];
+  return 0;
+}
+int nvmlDeviceGetName(void*, char* buf, unsigned len) { copy(buf, len, "NVIDIA H100 80GB HBM3"); return 0; }
+int nvmlDeviceGetUUID(void* d, char* buf, unsigned len) {
+  char u[64] = "GPU-fa4e0000-0000-4000-8000-00000000000X";
+  u[std::strlen(u) - 1] = static_cast<char>('0' + idx(d));
+  copy(buf, len, u);
+  return 0;
+}
+int nvmlDeviceGetPciInfo_v3(void* d, FakePci* p) {
+  std::memset(p, 0, sizeof *p);
+  p->bus = 0x17u + static_cast<unsigned>(idx(d));
+  copy(p->bus_id, sizeof p->bus_id, idx(d) == 0 ? "00000000:17:00.0" : "00000000:18:00.0");
+  return 0;
+}
+int nvmlDeviceGetUtilizationRates(void* d, FakeUtilization* u) {
+  u->gpu = 40u + 10u * static_cast<unsigned>(idx(d));
+  u->memory = 20u + static_cast<unsigned>(idx(d));
+  return 0;
+}
+int nvmlDeviceGetMemoryInfo_v2(void* d, FakeMemoryV2* m) {
+  if (m->version != (sizeof(FakeMemoryV2) | (2u << 24))) return 25;  // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+  m->total = 80ull << 30;
+  m->reserved = 512ull << 20;
+  m->used = (10ull << 30) * static_cast<unsigned long long>(idx(d) + 1);
+  m->free = m->total - m->reserved - m->used;
+  return 0;
+}
+int nvmlDeviceGetTemperature(void* d, int sensor, unsigned* t) {
+  if (sensor != 0) return 2;
+  *t = 50u + static_cast<unsigned>(idx(d));
+  return 0;
+}
+int nvmlDeviceGetPowerUsage(void* d, unsigned* mw) { *mw = 300000u + 1000u * static_cast<unsigned>(idx(d)); return 0; }
+int nvmlDeviceGetEnforcedPowerLimit(void*, unsigned* mw) { *mw = 700000u; return 0; }
+int nvmlDeviceGetTotalEnergyConsumption(void*, unsigned long long* mj) { *mj = 1000000ull + 1000ull * g_energy_calls++; return 0; }
+int nvmlDeviceGetClockInfo(void*, int type, unsigned* mhz) { *mhz = type == 1 ? 1980u : 2619u; return 0; }
+int nvmlDeviceGetMaxClockInfo(void*, int type, unsigned* mhz) { *mhz = type == 1 ? 1980u : 2619u; return 0; }
+int nvmlDeviceGetCurrentClocksThrottleReasons(void* d, unsigned long long* r) { *r = idx(d) == 1 ? 0x4 : 0x0; return 0; }
+int nvmlDeviceGetPcieThroughput(void*, int, unsigned*) { return 3; }  // NOT_SUPPORTED: tests the negative cache
+int nvmlDeviceGetTotalEccErrors(void*, int, int, unsigned long long* n) { *n = 0; return 0; }
+int nvmlDeviceGetComputeRunningProcesses_v3(void* d, unsigned* n, FakeProcess* p) {
+  if (idx(d) != 0) { *n = 0; return 0; }
+  if (*n < 1 || !p) { *n = 1; return 7; }  // NVML_ERROR_INSUFFICIENT_SIZE
+  *n = 1;
+  p[0] = {4242, 1ull << 30, 0xFFFFFFFFu, 0xFFFFFFFFu};
+  return 0;
+}
+int nvmlEventSetCreate(void** set) { static int s; *set = &s; return 0; }
+int nvmlDeviceRegisterEvents(void*, unsigned long long, void*) { return 0; }
+int nvmlEventSetWait_v2(void*, FakeEvent* e, unsigned) {
+  if (!g_xid_pending) return 10;  // NVML_ERROR_TIMEOUT
+  g_xid_pending = false;
+  std::memset(e, 0, sizeof *e);
+  e->device = &g_devices[device_count() ? device_count() - 1 : 0];
+  e->type = 0x8;
+  e->data = 79;
+  return 0;
+}
+int nvmlEventSetFree(void*) { return 0; }
+}

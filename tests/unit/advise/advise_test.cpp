@@ -1,0 +1,264 @@
+// The advisor end to end on a small hand-built catalog and workload:
+// sizing, constraints, unknown prices, ranking, the Pareto front, and the
+// property tests (tightening a constraint never adds candidates; a larger
+// budget never lowers the best throughput; ranking ignores catalog order).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "advise/advise.h"
+
+namespace rooftop::advise {
+namespace {
+
+catalog::Sourced v(double x) { return catalog::Sourced{x, "test"}; }
+
+catalog::Accelerator part(const std::string& id, const std::string& vendor, double tflops, double gb_s, double gb,
+                          double watts, std::optional<double> price, catalog::FormFactor ff) {
+  catalog::Accelerator a;
+  a.id = id;
+  a.name = id;
+  a.vendor = vendor;
+  a.kind = ff == catalog::FormFactor::edge ? catalog::Kind::edge : catalog::Kind::gpu;
+  a.form_factor = ff;
+  a.peak_flop_per_s[static_cast<int>(Precision::fp32)] = v(tflops * 1e12 / 4);
+  a.peak_flop_per_s[static_cast<int>(Precision::fp16)] = v(tflops * 1e12);
+  a.peak_flop_per_s[static_cast<int>(Precision::int8)] = v(tflops * 2e12);
+  a.memory_bytes = v(gb * 1073741824.0);
+  a.memory_bytes_per_s = v(gb_s * 1e9);
+  a.memory_type = "HBM";
+  a.scale_up = {"link", v(100e9)};
+  a.host = {"PCIe Gen4 x16", v(32e9)};
+  a.power_w = v(watts);
+  if (price) a.price.list_usd = v(*price);
+  a.software.stacks = vendor == "huawei" ? std::vector<std::string>{"cann"} : std::vector<std::string>{"cuda", "tensorrt"};
+  a.software.frameworks = {{vendor == "huawei" ? "mindspore" : "pytorch", "2.3"}};
+  a.software.custom_kernels = {vendor == "huawei" ? "ascend-c" : "cuda"};
+  return a;
+}
+
+catalog::Catalog toy_catalog() {
+  using catalog::FormFactor;
+  catalog::Catalog c;
+  c.accelerators = {part("big-gpu", "nvidia", 400, 3000, 80, 700, 30000, FormFactor::datacenter),
+                    part("mid-gpu", "nvidia", 120, 900, 32, 300, 8000, FormFactor::datacenter),
+                    part("small-gpu", "nvidia", 65, 320, 16, 70, 2500, FormFactor::datacenter),
+                    part("npu", "huawei", 300, 1600, 64, 400, std::nullopt, FormFactor::datacenter),
+                    part("edge-box", "nvidia", 40, 200, 32, 50, 2000, FormFactor::edge)};
+  return c;
+}
+
+workload::Workload toy_workload() {
+  workload::Workload w;
+  w.id = "toy";
+  w.name = "toy";
+  w.family = workload::Family::cnn;
+  w.sample = "one input";
+  w.params = 5e7;
+  w.active_params = 5e7;
+  workload::Operator mm{"layers.mm", workload::OpKind::matmul, workload::Phase::forward, 10, 1e9, 5e6, 0, 4096, 4096, 5e6};
+  workload::Operator norm{"layers.norm", workload::OpKind::norm, workload::Phase::forward, 10, 2e4, 0, 0, 4096, 4096, 0};
+  w.ops = {mm, norm};
+  w.activation_elems_per_sample = 1e5;
+  w.train_activation_elems_per_sample = 1e6;
+  return w;
+}
+
+Scenario throughput_scenario(double target) {
+  Scenario s;
+  s.name = "toy";
+  s.model = "toy";
+  s.precisions = {Precision::fp16};
+  s.objective = ObjectiveKind::throughput;
+  s.throughput_per_s = target;
+  s.max_devices = 64;
+  return s;
+}
+
+std::vector<std::string> ids(const Advice& a) {
+  std::vector<std::string> out;
+  for (const Candidate& c : a.candidates) out.push_back(c.accelerator->id + "x" + std::to_string(c.count));
+  return out;
+}
+
+Advice run(const Scenario& s, const catalog::Catalog& c = toy_catalog()) {
+  Result<Advice> a = advise(s, c, toy_workload());
+  EXPECT_TRUE(a) << a.error().what();
+  return a ? *a : Advice{};
+}
+
+TEST(Advise, SizesEveryPartToMeetTheThroughputTarget) {
+  Advice a = run(throughput_scenario(20000));
+  ASSERT_FALSE(a.candidates.empty());
+  for (const Candidate& c : a.candidates) {
+    EXPECT_GE(c.throughput, 20000) << c.accelerator->id;
+    EXPECT_LE(c.utilisation, 1.0);
+    EXPECT_GE(c.scores.total, 0);
+    EXPECT_LE(c.scores.total, 1);
+    EXPECT_FALSE(c.explanation.empty());
+  }
+  EXPECT_GT(a.configs_evaluated, 0);
+}
+
+TEST(Advise, UnpricedPartsAreNotRankedOnCost) {
+  Advice a = run(throughput_scenario(20000));
+  bool seen_unpriced = false;
+  for (const Candidate& c : a.candidates) {
+    if (!c.priced) {
+      seen_unpriced = true;
+      EXPECT_FALSE(c.scores.tco);
+      EXPECT_FALSE(c.pareto);
+      EXPECT_NE(c.notes.back().find("not ranked on cost"), std::string::npos);
+    } else {
+      EXPECT_FALSE(seen_unpriced) << "priced candidates rank before unpriced ones";
+    }
+  }
+  EXPECT_TRUE(seen_unpriced);
+}
+
+TEST(Advise, BudgetNeedsAPrice) {
+  Scenario s = throughput_scenario(20000);
+  s.budget_capex_usd = 1e9;
+  Advice a = run(s);
+  auto it = std::find_if(a.rejected.begin(), a.rejected.end(), [](const Rejection& r) { return r.accelerator == "npu"; });
+  ASSERT_NE(it, a.rejected.end());
+  EXPECT_NE(it->reason.find("no list price"), std::string::npos);
+}
+
+TEST(Advise, EcosystemRequirementDecidesCudaVsAscend) {
+  Scenario s = throughput_scenario(20000);
+  s.frameworks = {{"mindspore", ""}};
+  s.custom_ops = {"ascend-c"};
+  Advice a = run(s);
+  ASSERT_EQ(a.candidates.size(), 1u);
+  EXPECT_EQ(a.candidates[0].accelerator->id, "npu");
+  s.frameworks = {{"pytorch", "2.1"}};
+  s.custom_ops = {"cuda"};
+  for (const Candidate& c : run(s).candidates) EXPECT_EQ(c.accelerator->vendor, "nvidia");
+  s.frameworks = {{"pytorch", "2.9"}};
+  Advice too_new = run(s);
+  EXPECT_TRUE(too_new.candidates.empty());
+  EXPECT_NE(too_new.rejected[0].reason.find("newest listed is 2.3"), std::string::npos);
+}
+
+TEST(Advise, BaselineOverProvisioningScoresLowOnComputeAdequacy) {
+  Scenario s = throughput_scenario(2000);
+  s.baseline = Baseline{"big-gpu", 8, Precision::fp16};
+  Advice a = run(s);
+  ASSERT_TRUE(a.baseline);
+  EXPECT_EQ(a.baseline->count, 8);
+  EXPECT_LT(a.baseline->utilisation, 0.3);
+  EXPECT_LT(a.baseline->scores.compute_adequacy, 0.5);
+  auto big = std::find_if(a.candidates.begin(), a.candidates.end(),
+                          [](const Candidate& c) { return c.accelerator->id == "big-gpu"; });
+  ASSERT_NE(big, a.candidates.end());
+  EXPECT_LT(big->count, 8);
+  EXPECT_GT(big->scores.compute_adequacy, a.baseline->scores.compute_adequacy);
+}
+
+TEST(Advise, LatencyObjectiveAndNetworkRoundTrip) {
+  Scenario s = throughput_scenario(0);
+  s.objective = ObjectiveKind::latency;
+  s.p99_latency_s = 0.1;
+  s.arrival_rate_per_s = 500;
+  Advice a = run(s);
+  ASSERT_FALSE(a.candidates.empty());
+  for (const Candidate& c : a.candidates) {
+    EXPECT_LE(c.latency_s, 0.1) << c.accelerator->id;
+    EXPECT_LT(c.utilisation, 1.0);
+    ASSERT_TRUE(c.cold_start_s);
+  }
+  s.network_rtt_s[static_cast<int>(catalog::FormFactor::datacenter)] = 0.38;  // the seed's cloud round trip
+  Advice edge = run(s);
+  ASSERT_EQ(edge.candidates.size(), 1u);
+  EXPECT_EQ(edge.candidates[0].accelerator->id, "edge-box");
+}
+
+TEST(Advise, NothingFeasibleNamesTheClosestMisses) {
+  Scenario s = throughput_scenario(0);
+  s.objective = ObjectiveKind::latency;
+  s.p99_latency_s = 1e-5;
+  s.arrival_rate_per_s = 10;
+  Advice a = run(s);
+  EXPECT_TRUE(a.candidates.empty());
+  std::string msg = nothing_feasible(s, a);
+  EXPECT_NE(msg.find("nothing meets 10"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("closest: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("big-gpu at"), std::string::npos) << msg;  // the fastest part misses least
+}
+
+TEST(Advise, TrainingSearchMeetsTheDeadline) {
+  Scenario s = throughput_scenario(0);
+  s.task = workload::Task::train;
+  s.objective = ObjectiveKind::train;
+  s.global_batch = 256;
+  s.train_samples = 1e8;
+  s.deadline_s = 24 * 3600;
+  Advice a = run(s);
+  ASSERT_FALSE(a.candidates.empty());
+  for (const Candidate& c : a.candidates) {
+    ASSERT_TRUE(c.train);
+    const TrainPlan& t = *c.train;
+    EXPECT_LE(t.time_to_train_s, s.deadline_s);
+    EXPECT_EQ(t.data * t.tensor * t.pipeline, c.count);
+    EXPECT_EQ(t.data * t.micro_batch * t.grad_accumulation, 256);
+    EXPECT_GE(t.straggler_factor, 1.0);
+  }
+  // A tighter deadline needs at least as many devices on each part.
+  Scenario tight = s;
+  tight.deadline_s = 6 * 3600;
+  Advice b = run(tight);
+  for (const Candidate& c : b.candidates) {
+    auto same = std::find_if(a.candidates.begin(), a.candidates.end(),
+                             [&](const Candidate& x) { return x.accelerator->id == c.accelerator->id; });
+    ASSERT_NE(same, a.candidates.end());
+    EXPECT_GE(c.count, same->count);
+  }
+}
+
+TEST(Properties, RankingIgnoresCatalogOrder) {
+  Scenario s = throughput_scenario(20000);
+  catalog::Catalog c = toy_catalog();
+  std::vector<std::string> expected = ids(run(s, c));
+  std::mt19937 rng(7);
+  for (int i = 0; i < 5; ++i) {
+    std::shuffle(c.accelerators.begin(), c.accelerators.end(), rng);
+    EXPECT_EQ(ids(run(s, c)), expected);
+  }
+}
+
+TEST(Properties, TighteningAConstraintNeverAddsCandidates) {
+  Scenario loose = throughput_scenario(20000);
+  std::vector<std::string> base = ids(run(loose));
+  std::vector<Scenario> tighter(6, loose);
+  tighter[0].max_devices = 4;
+  tighter[1].max_power_per_device_w = 300;
+  tighter[2].max_power_total_w = 1000;
+  tighter[3].budget_capex_usd = 20000;
+  tighter[4].vendors_exclude = {"huawei"};
+  tighter[5].form_factors = {catalog::FormFactor::edge};
+  for (const Scenario& t : tighter) {
+    for (const std::string& id : ids(run(t))) {
+      EXPECT_NE(std::find(base.begin(), base.end(), id), base.end()) << id;
+    }
+  }
+}
+
+TEST(Properties, LargerBudgetNeverLowersTheBestThroughput) {
+  double prev = 0;
+  for (double budget : {5e3, 2e4, 5e4, 1e5, 1e6}) {
+    Scenario s = throughput_scenario(20000);
+    s.budget_capex_usd = budget;
+    Advice a = run(s);
+    double best = 0;
+    for (const Candidate& c : a.candidates) best = std::max(best, c.throughput);
+    EXPECT_GE(best, prev) << budget;
+    prev = best;
+  }
+  EXPECT_GT(prev, 0);
+}
+
+}  // namespace
+}  // namespace rooftop::advise

@@ -1,0 +1,193 @@
+// Parsing one catalog entry: units, sources, strictness and line numbers.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "catalog/catalog.h"
+#include "core/yaml.h"
+
+namespace rooftop::catalog {
+namespace {
+
+std::string fixture(const std::string& name) {
+  Result<std::string> text = read_file(std::string(ROOFTOP_SOURCE_DIR) + "/tests/data/catalog/" + name);
+  EXPECT_TRUE(text.has_value()) << name;
+  return text.value_or("");
+}
+
+// A minimal valid entry; tests append or substitute lines.
+const char* kMinimal =
+    "id: t-card\n"                    // 1
+    "name: T Card\n"                  // 2
+    "vendor: local\n"                 // 3
+    "kind: npu\n"                     // 4
+    "form_factor: edge\n"             // 5
+    "sources:\n"                      // 6
+    "  s: \"test sheet\"\n"           // 7
+    "compute:\n"                      // 8
+    "  source: s\n"                   // 9
+    "  int8: 40\n";                   // 10
+
+Result<Accelerator> parse(const std::string& text, const std::string& name = "t-card.yaml") {
+  return parse_accelerator(SourceText{name, text});
+}
+
+TEST(CatalogParse, GoodFileInBaseUnits) {
+  Result<Accelerator> a = parse(fixture("good-card.yaml"), "tests/data/catalog/good-card.yaml");
+  ASSERT_TRUE(a.has_value()) << a.error().what();
+  EXPECT_EQ(a->id, "good-card");
+  EXPECT_EQ(a->kind, Kind::gpu);
+  EXPECT_EQ(a->form_factor, FormFactor::workstation);
+  EXPECT_EQ(a->launch_year, 2023);
+  EXPECT_DOUBLE_EQ(*a->peak(Precision::fp16).value, 80e12);
+  EXPECT_DOUBLE_EQ(*a->peak(Precision::int8).value, 160e12);
+  EXPECT_DOUBLE_EQ(*a->memory_bytes.value, 16.0 * 1073741824.0);  // GB taken as 2^30
+  EXPECT_DOUBLE_EQ(*a->memory_bytes_per_s.value, 500e9);           // GB/s as 10^9
+  EXPECT_DOUBLE_EQ(*a->sram_bytes.value, 32.0 * 1048576.0);
+  EXPECT_DOUBLE_EQ(*a->host.bytes_per_s_per_direction.value, 32e9);
+  EXPECT_EQ(a->host.name, "PCIe Gen4 x16");
+  EXPECT_TRUE(a->scale_up.name.empty());
+  EXPECT_DOUBLE_EQ(*a->power_w.value, 250);
+  EXPECT_DOUBLE_EQ(*a->price.list_usd.value, 1999);
+  EXPECT_EQ(a->price.list_date, "2024-05");
+  EXPECT_EQ(a->price.list_usd.source, "Test fixture price list, 2024-05");
+  EXPECT_EQ(a->peak(Precision::fp16).source, "Good Card datasheet, rev 1 (test fixture)");
+  ASSERT_EQ(a->software.frameworks.size(), 2u);
+  EXPECT_EQ(a->software.frameworks[0].version, "2.4");
+  EXPECT_EQ(a->software.frameworks[1].name, "onnxruntime");
+  EXPECT_EQ(a->aliases, std::vector<std::string>{"goodie"});
+  EXPECT_EQ(source_key(*a, a->power_w.source), "sheet");
+}
+
+TEST(CatalogParse, NullAndAbsentAreUnknown) {
+  Result<Accelerator> a = parse(fixture("good-card.yaml"), "good-card.yaml");
+  ASSERT_TRUE(a.has_value()) << a.error().what();
+  EXPECT_FALSE(a->peak(Precision::fp8).known());   // null
+  EXPECT_FALSE(a->peak(Precision::fp64).known());  // absent
+  EXPECT_FALSE(a->price.cloud_usd_per_hour.known());
+  EXPECT_FALSE(a->supports(Precision::fp8));
+  std::vector<Precision> expected = {Precision::fp32, Precision::fp16, Precision::bf16, Precision::int8};
+  EXPECT_EQ(a->precisions(), expected);
+}
+
+TEST(CatalogParse, UnknownKeyHasLineNumberAndSuggestion) {
+  Result<Accelerator> a = parse(std::string(kMinimal) + "  fp166: 80\n");
+  ASSERT_FALSE(a.has_value());
+  EXPECT_EQ(a.error().context, "t-card.yaml:11");
+  EXPECT_NE(a.error().message.find("unknown key 'fp166' in accelerator.compute (did you mean 'fp16'?)"),
+            std::string::npos)
+      << a.error().message;
+}
+
+TEST(CatalogParse, SparseFiguresAreRejected) {
+  Result<Accelerator> a = parse(std::string(kMinimal) + "  fp16_sparse: 80\n");
+  ASSERT_FALSE(a.has_value());
+  EXPECT_EQ(a.error().context, "t-card.yaml:11");
+  EXPECT_NE(a.error().message.find("dense peaks only"), std::string::npos) << a.error().message;
+}
+
+TEST(CatalogParse, NumberWithoutSourceIsAnError) {
+  std::string text = std::string(kMinimal) + "memory:\n  capacity_gb: 8\n";
+  Result<Accelerator> a = parse(text);
+  ASSERT_FALSE(a.has_value());
+  EXPECT_EQ(a.error().context, "t-card.yaml:12");
+  EXPECT_NE(a.error().message.find("has no source"), std::string::npos) << a.error().message;
+}
+
+TEST(CatalogParse, OwnSourceOverridesSection) {
+  std::string text = std::string(kMinimal) + "  fp16: {value: 20, source: s}\nmemory:\n  capacity_gb: {value: 8, source: s}\n";
+  Result<Accelerator> a = parse(text);
+  ASSERT_TRUE(a.has_value()) << a.error().what();
+  EXPECT_DOUBLE_EQ(*a->memory_bytes.value, 8.0 * 1073741824.0);
+  EXPECT_EQ(a->memory_bytes.source, "test sheet");
+}
+
+TEST(CatalogParse, UndefinedAndUnusedSourceKeys) {
+  std::string text = std::string(kMinimal) + "  fp16: {value: 20, source: sheeet}\n";
+  std::vector<Error> errors = check_accelerator({"t-card.yaml", text});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("unknown source 'sheeet'"), std::string::npos) << errors[0].message;
+
+  std::string unused = std::string(kMinimal);
+  unused.insert(unused.find("compute:"), "  spare: \"never cited\"\n");
+  errors = check_accelerator({"t-card.yaml", unused});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].context, "t-card.yaml:8");
+  EXPECT_NE(errors[0].message.find("source 'spare' is never used"), std::string::npos) << errors[0].message;
+}
+
+TEST(CatalogParse, BadValuesAreRejected) {
+  struct Case {
+    std::string line, expect;
+  };
+  const Case cases[] = {
+      {"  fp16: -5\n", "must be positive"},
+      {"  fp16: 0\n", "must be positive"},
+      {"  fp16: 989 TFLOPS\n", "must be a number in TFLOP/s"},
+      {"  fp16: 989000\n", "is implausible"},  // GFLOP/s written as TFLOP/s
+      {"  int4: [1, 2]\n", "must be a number in TOPS"},
+  };
+  for (const Case& c : cases) {
+    std::vector<Error> errors = check_accelerator({"t-card.yaml", std::string(kMinimal) + c.line});
+    ASSERT_EQ(errors.size(), 1u) << c.line;
+    EXPECT_EQ(errors[0].context, "t-card.yaml:11") << c.line;
+    EXPECT_NE(errors[0].message.find(c.expect), std::string::npos) << c.line << " -> " << errors[0].message;
+  }
+  std::vector<Error> bw = check_accelerator(
+      {"t-card.yaml", std::string(kMinimal) + "memory:\n  source: s\n  bandwidth_gb_s: 2000000\n"});
+  ASSERT_EQ(bw.size(), 1u);
+  EXPECT_NE(bw[0].message.find("implausible"), std::string::npos);
+}
+
+TEST(CatalogParse, IdMustBeLowercaseAndMatchFileName) {
+  std::vector<Error> errors = check_accelerator({"dir/other-name.yaml", kMinimal});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].context, "dir/other-name.yaml:1");
+  EXPECT_NE(errors[0].message.find("does not match the file name"), std::string::npos);
+
+  std::string upper = kMinimal;
+  upper.replace(0, 10, "id: T_Card");
+  errors = check_accelerator({"t-card-test", upper});  // not a file name: stem not checked
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("must be lowercase"), std::string::npos);
+}
+
+TEST(CatalogParse, MissingRequiredAndBadChoice) {
+  std::vector<Error> errors = check_accelerator({"x.yaml", "id: x\nkind: gizmo\nform_factor: edge\nsources: {}\ncompute: {}\n"});
+  std::string all;
+  for (const Error& e : errors) all += e.what() + "\n";
+  EXPECT_NE(all.find("missing required key 'name'"), std::string::npos) << all;
+  EXPECT_NE(all.find("missing required key 'vendor'"), std::string::npos) << all;
+  EXPECT_NE(all.find("x.yaml:2: 'kind' must be one of: gpu, tpu"), std::string::npos) << all;
+}
+
+TEST(CatalogParse, PriceNeedsADate) {
+  std::string text = std::string(kMinimal) + "price:\n  list_usd: {value: 100, source: s}\n";
+  std::vector<Error> errors = check_accelerator({"t-card.yaml", text});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("missing required key 'date'"), std::string::npos) << errors[0].message;
+}
+
+TEST(CatalogParse, DuplicateKeyAndMalformedYaml) {
+  std::vector<Error> errors = check_accelerator({"t-card.yaml", std::string(kMinimal) + "  int8: 50\n"});
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors[0].context, "t-card.yaml:11");
+  EXPECT_NE(errors[0].message.find("duplicate key 'int8'"), std::string::npos);
+
+  errors = check_accelerator({"t-card.yaml", "id: [unclosed\n"});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("malformed YAML"), std::string::npos);
+}
+
+TEST(CatalogParse, AllProblemsReportedInFileOrder) {
+  std::vector<Error> errors = check_accelerator({"broken-card.yaml", fixture("broken-card.yaml")});
+  ASSERT_EQ(errors.size(), 4u);
+  EXPECT_EQ(errors[0].context, "broken-card.yaml:12");  // fp16_sparse
+  EXPECT_EQ(errors[1].context, "broken-card.yaml:14");  // capacity without source
+  EXPECT_EQ(errors[2].context, "broken-card.yaml:15");  // bandwidth without source ...
+  EXPECT_EQ(errors[3].context, "broken-card.yaml:15");  // ... and negative
+  EXPECT_NE(errors[3].message.find("must be positive"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rooftop::catalog

@@ -1,0 +1,153 @@
+// Measurement CSV parsing and per-row predictions (`rooftop validate`) on a
+// hand-built catalog.
+#include <gtest/gtest.h>
+
+#include "model/model.h"
+#include "model/validate.h"
+#include "unit/model/fixtures.h"
+
+namespace rooftop::model {
+namespace {
+
+using testing::matmul_model;
+using testing::test_gpu;
+
+const char* const kHeader =
+    "id,accelerator_id,model_id,category,accelerator_count,workload,scenario,precision,batch_size,metric,"
+    "metric_value,unit,notes\n";
+
+catalog::Catalog one_gpu() {
+  catalog::Catalog c;
+  c.accelerators.push_back(test_gpu());
+  return c;
+}
+
+WorkloadLoader loader() {
+  return [](const std::string& id) -> Result<workload::Workload> {
+    if (id == "test-mlp") return matmul_model(1e9);
+    return make_error(Errc::not_found, "unknown model '" + id + "'");
+  };
+}
+
+TEST(Csv, ParsesQuotedFieldsAndMultilineCells) {
+  std::string text = std::string(kHeader) +
+                     "R1,test-gpu,gemm,microbench_gemm,1,\"dense matmul, best shape 8192x8192x8192\",microbench,"
+                     "BF16,,\"TFLOP/s, \"\"mean\"\"\",70.5,TFLOP/s,\"two\nlines\"\n"
+                     "R2,test-gpu,test-mlp,mlperf_inference,2,x,Offline,,\"32 (BS32)\",samples/s,100,samples/s,\n";
+  std::vector<MeasurementRow> rows = *parse_measurements(text, "m.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].workload, "dense matmul, best shape 8192x8192x8192");
+  EXPECT_EQ(rows[0].metric, "TFLOP/s, \"mean\"");
+  EXPECT_DOUBLE_EQ(rows[0].measured, 70.5);
+  EXPECT_EQ(rows[0].line, 2);
+  EXPECT_EQ(rows[1].line, 4);
+  EXPECT_EQ(rows[1].count, 2);
+}
+
+TEST(Csv, MissingColumnsNameThemWithLineOne) {
+  Result<std::vector<MeasurementRow>> r = parse_measurements("id,accelerator_id\nA,b\n", "m.csv");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().context, "m.csv:1");
+  EXPECT_NE(r.error().message.find("metric_value"), std::string::npos);
+}
+
+TEST(Csv, BadNumbersNameTheLine) {
+  std::string text = std::string(kHeader) + "R1,test-gpu,gemm,microbench_gemm,1,x,m,BF16,,m,abc,TFLOP/s,\n";
+  Result<std::vector<MeasurementRow>> r = parse_measurements(text, "m.csv");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().context, "m.csv:2");
+  text = std::string(kHeader) + "R1,test-gpu,gemm,microbench_gemm,two,x,m,BF16,,m,1,TFLOP/s,\n";
+  EXPECT_EQ(parse_measurements(text, "m.csv").error().context, "m.csv:2");
+  text = std::string(kHeader) + "R1,test-gpu,gemm\n";
+  EXPECT_NE(parse_measurements(text, "m.csv").error().message.find("fields"), std::string::npos);
+}
+
+MeasurementRow row(std::string category, std::string model, std::string workload, std::string precision,
+                   std::string metric, std::string unit, double measured, int count = 1) {
+  MeasurementRow r;
+  r.id = "R";
+  r.accelerator_id = "test-gpu";
+  r.model_id = std::move(model);
+  r.category = std::move(category);
+  r.workload = std::move(workload);
+  r.precision = std::move(precision);
+  r.metric = std::move(metric);
+  r.unit = std::move(unit);
+  r.measured = measured;
+  r.count = count;
+  r.scenario = "Offline";
+  return r;
+}
+
+TEST(Rows, GemmIsOneMatmulOfTheShapeInTheText) {
+  catalog::Catalog c = one_gpu();
+  RowResult r = predict_row(row("microbench_gemm", "gemm", "best shape 8192x8192x8192", "BF16", "max", "TFLOP/s", 70),
+                            c, loader());
+  ASSERT_TRUE(r.predicted) << r.reason;
+  EXPECT_NEAR(*r.predicted, *gemm_flop_per_s(c.accelerators[0], Precision::bf16, 8192, 8192, 8192) / 1e12, 1e-9);
+  EXPECT_NEAR(r.error_pct, (*r.predicted - 70) / 70 * 100, 1e-9);
+  RowResult fp8 = predict_row(row("microbench_gemm", "gemm", "8x8x8", "FP8 (e4m3fn)", "max", "TFLOP/s", 1), c, loader());
+  EXPECT_FALSE(fp8.predicted);
+  EXPECT_NE(fp8.reason.find("fp16"), std::string::npos);
+}
+
+TEST(Rows, StreamAllReduceAndCopy) {
+  catalog::Catalog c = one_gpu();
+  RowResult s = predict_row(row("microbench_memory_bw", "stream-triad", "triad, fp64, 128Mi-element buffers",
+                                "FP64 data", "bw", "GB/s", 800), c, loader());
+  ASSERT_TRUE(s.predicted) << s.reason;
+  EXPECT_NEAR(*s.predicted, 800, 1);
+  RowResult ar = predict_row(row("microbench_interconnect", "all-reduce", "all-reduce, 16GiB payload, one node", "",
+                                 "all-reduce busbw", "GB/s", 80, 8), c, loader());
+  ASSERT_TRUE(ar.predicted) << ar.reason;
+  EXPECT_NEAR(*ar.predicted, 80, 0.1);
+  RowResult nodes = predict_row(row("microbench_interconnect", "all-reduce", "all-reduce, 4GiB, 4 nodes x 8", "",
+                                    "busbw", "GB/s", 300, 32), c, loader());
+  EXPECT_FALSE(nodes.predicted);
+  EXPECT_NE(nodes.reason.find("nodes"), std::string::npos);
+  RowResult copy = predict_row(row("microbench_interconnect", "device-copy", "bidirectional_memcpy", "",
+                                   "bidirectional copy", "GB/s", 150, 2), c, loader());
+  ASSERT_TRUE(copy.predicted);
+  EXPECT_NEAR(*copy.predicted, 160, 0.01);
+}
+
+TEST(Rows, InferenceRowsGoThroughPredictPerAccelerator) {
+  catalog::Catalog c = one_gpu();
+  MeasurementRow m = row("mlperf_inference", "test-mlp", "x", "FP16", "samples/s", "samples/s", 400, 4);
+  m.batch = "1";
+  RowResult r = predict_row(m, c, loader());
+  ASSERT_TRUE(r.predicted) << r.reason;
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);
+  Request req;
+  req.accelerator = &a;
+  req.workload = &w;
+  req.precision = Precision::fp16;
+  req.batch = 1;
+  EXPECT_NEAR(*r.predicted, predict(req)->throughput, 1e-6);
+  m.scenario = "SingleStream";
+  m.unit = "ms";
+  RowResult ss = predict_row(m, c, loader());
+  EXPECT_NEAR(*ss.predicted, predict(req)->latency_s * 1e3, 1e-9);
+  m.model_id = "nope";
+  EXPECT_NE(predict_row(m, c, loader()).reason.find("nope"), std::string::npos);
+  m.accelerator_id = "other-gpu";
+  EXPECT_FALSE(predict_row(m, c, loader()).predicted);
+}
+
+TEST(Validate, MedianOverPredictedRowsOnly) {
+  EXPECT_DOUBLE_EQ(median_abs({-10, 2, 30}), 10);
+  EXPECT_DOUBLE_EQ(median_abs({-10, 2, 30, -4}), 7);
+  catalog::Catalog c = one_gpu();
+  std::vector<MeasurementRow> rows = {
+      row("microbench_memory_bw", "stream", "triad", "FP64", "bw", "GB/s", 800),
+      row("microbench_gemm", "gemm", "no shape here", "BF16", "max", "TFLOP/s", 70)};
+  Validation v = validate(rows, c, loader());
+  EXPECT_EQ(v.predicted, 1);
+  ASSERT_TRUE(v.mdape_pct);
+  EXPECT_LT(*v.mdape_pct, 1);
+  EXPECT_NE(v.rows[1].reason.find("MxNxK"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rooftop::model

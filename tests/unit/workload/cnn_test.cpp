@@ -1,0 +1,83 @@
+// CNN builders against published parameter counts and FLOPs.
+#include <gtest/gtest.h>
+
+#include "workload/workload.h"
+
+namespace rooftop::workload {
+namespace {
+
+Workload zoo(const std::string& id, BuildOptions o = {}) {
+  Result<Workload> w = build_zoo(id, o);
+  EXPECT_TRUE(w) << (w ? "" : w.error().what());
+  return w ? *w : Workload{};
+}
+
+double kind_flops(const Workload& w, OpKind k) {
+  double f = 0;
+  for (const Operator& op : w.ops)
+    if (op.kind == k || (k == OpKind::other)) f += op.flops * op.repeat;
+  return f;
+}
+
+void expect_near_rel(double got, double want, double rel, const std::string& what) {
+  EXPECT_NEAR(got / want, 1.0, rel) << what << ": got " << got << ", published " << want;
+}
+
+TEST(Resnet50, ParamsAndFlopsMatchPublished) {
+  // MLPerf Inference docs/index.md and torchvision resnet50 (IMAGENET1K_V1
+  // weights): 25,557,032 parameters; torchvision lists 4.09 GFLOPS counted
+  // as multiply-adds at 224x224, i.e. 8.2e9 FLOPs.
+  Workload w = zoo("resnet50");
+  EXPECT_EQ(w.family, Family::cnn);
+  expect_near_rel(w.params, 25557032, 0.001, "resnet50 params");
+  double conv_and_fc = kind_flops(w, OpKind::conv) + kind_flops(w, OpKind::matmul);
+  expect_near_rel(conv_and_fc / 2, 4.09e9, 0.02, "resnet50 MACs");
+  // Norms, activations, pooling and adds cost little on top.
+  expect_near_rel(kind_flops(w, OpKind::other), 8.2e9, 0.03, "resnet50 FLOPs");
+}
+
+TEST(Resnet50, FlopsScaleWithImageArea) {
+  Workload a = zoo("resnet50");
+  Workload b = zoo("resnet50", {.seq_len = {}, .input_tokens = {}, .output_tokens = {}, .image_size = 448});
+  EXPECT_NEAR(kind_flops(b, OpKind::conv) / kind_flops(a, OpKind::conv), 4.0, 0.05);
+  EXPECT_DOUBLE_EQ(a.params, b.params);
+  EXPECT_DOUBLE_EQ(totals(a.ops, 16, Precision::int8).flops, 16 * totals(a.ops, 1, Precision::int8).flops);
+}
+
+TEST(Retinanet, TorchvisionResnet50FpnParameters) {
+  // torchvision retinanet_resnet50_fpn (COCO, 91 classes): 34,014,999
+  // parameters, counted with frozen batch norms (buffers), which our count
+  // includes as 2 parameters per channel (~53k more).
+  const char* text = "builder: retinanet\nconfig:\n  blocks: [3, 4, 6, 3]\n  classes: 91\n  image_size: 800\n";
+  Result<Workload> w = parse_workload_yaml(text, "rn50-retinanet.yaml", {});
+  ASSERT_TRUE(w) << w.error().what();
+  expect_near_rel(w->params, 34014999, 0.005, "retinanet_resnet50_fpn");
+}
+
+TEST(Retinanet, MlperfShape) {
+  Workload w = zoo("retinanet");
+  // ResNeXt50-32x4d backbone (25.0M with its fc) + FPN + heads for 264 classes.
+  EXPECT_GT(w.params, 30e6);
+  EXPECT_LT(w.params, 40e6);
+  EXPECT_NE(w.sample.find("800x800"), std::string::npos);
+  // The class subnet's last conv outputs 9 anchors x 264 classes at P3 (100x100).
+  bool found = false;
+  for (const Operator& op : w.ops) {
+    if (op.name == "head.cls.P3.out") {
+      found = true;
+      EXPECT_DOUBLE_EQ(op.out_elems, 9.0 * 264 * 100 * 100);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Yolov8n, MatchesUltralyticsSummary) {
+  // Ultralytics model summary for yolov8n.yaml: 3,157,200 parameters;
+  // fused (batch norm folded into conv) 8.7 GFLOPs at 640 (thop MACs x 2).
+  Workload w = zoo("yolov8n");
+  expect_near_rel(w.params, 3157200, 0.001, "yolov8n params");
+  expect_near_rel(kind_flops(w, OpKind::conv), 8.7e9, 0.03, "yolov8n conv FLOPs");
+}
+
+}  // namespace
+}  // namespace rooftop::workload
