@@ -125,6 +125,8 @@ void print_text(const advise::Scenario& s, const advise::Advice& a, std::size_t 
       std::printf("%s\n", p->text.c_str());
     } else if (const auto* l = std::get_if<report::BulletList>(&b)) {
       for (const std::string& item : l->items) std::printf("  - %s\n", item.c_str());
+    } else if (const auto* f = std::get_if<report::Figure>(&b)) {
+      std::printf("  [chart: %s; see --report FILE.html]\n", f->caption.c_str());
     }
   }
 }

@@ -167,9 +167,13 @@ int run_list(const CatalogOptions& o, const GlobalOptions& global) {
     if (!kind) return report_error({Errc::invalid_input, "unknown kind '" + o.kind + "'; use one of: gpu, tpu, npu, fpga, asic, cpu, edge", "--kind"});
   }
   if (!o.vendor.empty() && !vendors.count(to_lower(o.vendor))) {
+    std::vector<std::string> all(vendors.begin(), vendors.end());
     std::string list;
-    for (const std::string& v : vendors) list += (list.empty() ? "" : ", ") + v;
-    return report_error({Errc::invalid_input, "unknown vendor '" + o.vendor + "'; the catalog has: " + list, "--vendor"});
+    for (const std::string& v : all) list += (list.empty() ? "" : ", ") + v;
+    std::string msg = "unknown vendor '" + o.vendor + "'";
+    std::vector<std::string> near = closest_matches(o.vendor, all, 1);
+    if (!near.empty()) msg += " (did you mean '" + near.front() + "'?)";
+    return report_error({Errc::invalid_input, msg + "; the catalog has: " + list, "--vendor"});
   }
   std::vector<const Accelerator*> shown;
   for (const Accelerator& a : cat->accelerators) {
@@ -194,7 +198,8 @@ int run_list(const CatalogOptions& o, const GlobalOptions& global) {
                       price_text(*a)});
   }
   std::printf("%s", t.render_text().c_str());
-  std::printf("%zu accelerators (dense peaks; '-' = unknown). Details: rooftop catalog show ID\n", shown.size());
+  std::printf("%zu accelerator%s (dense peaks; '-' = unknown). Details: rooftop catalog show ID\n", shown.size(),
+              shown.size() == 1 ? "" : "s");
   return kExitOk;
 }
 
@@ -222,8 +227,8 @@ int run_show(const CatalogOptions& o, const GlobalOptions& global) {
               std::string(to_string(a.form_factor)).c_str(), aliases.empty() ? "" : (", aliases: " + aliases).c_str());
   std::printf("from %s\n\n", a.origin.c_str());
   report::Table t;
-  t.headers = {"FIELD", "VALUE", "SOURCE"};
-  for (const FieldRow& r : rows) t.rows.push_back({r.field, r.value, r.citation.empty() ? "" : catalog::source_key(a, r.citation)});
+  t.headers = {"FIELD", "SOURCE", "VALUE"};
+  for (const FieldRow& r : rows) t.rows.push_back({r.field, r.citation.empty() ? "-" : catalog::source_key(a, r.citation), r.value});
   std::printf("%s", t.render_text().c_str());
   if (!a.notes.empty()) std::printf("\nNotes: %s\n", a.notes.c_str());
   std::printf("\nSources:\n");

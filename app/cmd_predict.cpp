@@ -189,7 +189,9 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
       "efficiency)) + a fixed overhead; LLMs run prefill + decode under continuous batching; several\n"
       "devices run data parallel, or tensor parallel when one cannot hold the model. Formulas,\n"
       "efficiency factors and their sources: docs/model.md.");
-  sub->add_option("--model", o->model, "Zoo id (see `rooftop workload list`) or a model YAML file")->required();
+  sub->add_option("--model", o->model,
+                  "Zoo id (resnet50, bert-large, llama-2-70b, ...) or a custom model YAML file (docs/workloads.md)")
+      ->required();
   sub->add_option("--accelerator", o->accelerator, "Catalog id or alias (see `rooftop catalog list`)")->required();
   sub->add_option("--count", o->count, "Number of devices (default 1)");
   sub->add_option("--task", o->task, "infer or train (default infer)");
@@ -208,7 +210,8 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
       "Examples:\n"
       "  rooftop predict --model resnet50 --accelerator nvidia-t4\n"
       "  rooftop predict --model llama-2-70b --accelerator h100 --count 8 --precision fp8 --json\n"
-      "  rooftop predict --model gpt-3-175b --accelerator nvidia-h100-sxm5-80gb --count 64 --task train --batch 1");
+      "  rooftop predict --model llama-2-7b --accelerator nvidia-a100-sxm4-80gb --count 8 --task train --batch 4 \\\n"
+      "      --grad-accumulation 8 --straggler-cv 0.05");
   return {sub, [o, &global] { return run_predict(*o, global); }};
 }
 

@@ -59,7 +59,16 @@ std::string static_reason(const Scenario& s, const catalog::Accelerator& a, std:
   if (std::string eco = ecosystem_gap(s, a); !eco.empty()) return eco;
   usable.clear();
   for (Precision p : s.precisions) {
-    if (a.supports(p)) usable.push_back(p);
+    if (!a.supports(p)) continue;
+    // Skip a precision no faster, no smaller and no safer than one already
+    // kept (fp16 after bf16 on parts where both run at the same rate).
+    const double risk = precision_risk(p, s.task).score;
+    bool dominated = false;
+    for (Precision q : usable) {
+      dominated = dominated || (*a.peak(q).value >= *a.peak(p).value && bytes_per_element(q) <= bytes_per_element(p) &&
+                                precision_risk(q, s.task).score >= risk);
+    }
+    if (!dominated) usable.push_back(p);
   }
   if (usable.empty()) {
     return "supports none of the allowed precisions " + precision_names(s.precisions) + " (has " +

@@ -69,7 +69,7 @@ Sizing size_inference(const SizingInput& in) {
         replica = c;
         break;
       }
-      if (!pr && first_error.empty()) first_error = pr.error().message.substr(0, pr.error().message.find("; try"));
+      if (!pr) first_error = pr.error().message.substr(0, pr.error().message.find("; try"));
       if (!pr && pr.error().code == Errc::unsupported) break;
     }
     if (replica == 0) continue;
@@ -88,7 +88,10 @@ Sizing size_inference(const SizingInput& in) {
       const double service_s = pr->latency_s;
       auto consider = [&](int replicas, double p99_s, double rho) {
         const int n = replicas * replica;
-        const double obj = s.objective == ObjectiveKind::latency ? p99_s : -x * replicas;
+        // Same device count: the lower latency wins (for a throughput target,
+        // the smallest batch that meets it); a baseline's fixed count shows
+        // the most it can serve.
+        const double obj = s.objective == ObjectiveKind::latency ? p99_s : in.fixed_count ? -x * replicas : p99_s;
         if (!best.better(n, obj, risk.score)) return;
         best.found = true;
         best.count = n;
@@ -174,6 +177,8 @@ void roofline_points(const std::vector<workload::Operator>& ops, double batch, P
   const model::Efficiency e = model::efficiency_for(a);
   double flops = 0, time_s = 0;
   points.clear();
+  achieved_flop_per_s = 0;
+  if (!a.supports(p) || !a.memory_bytes_per_s.known()) return;
   for (const workload::Operator& op : ops) {
     model::OpPrediction o = model::roofline(op, batch, p, a, e);
     flops += o.flops;

@@ -141,7 +141,6 @@ report::Document build_report(const Scenario& s, const Advice& a, std::size_t to
                       fixed(t.eta, 2) + ", straggler x" + fixed(t.straggler_factor, 3) + ")");
     }
     if (c.cold_start_s) items.push_back("cold start: " + human_seconds(*c.cold_start_s) + " to load the weights");
-    items.push_back("precision risk: " + c.precision_risk);
     for (const std::string& n : c.notes) items.push_back("note: " + n);
     add(report::BulletList{items});
     add(report::Figure{report::svg_roofline(roofline(c)),

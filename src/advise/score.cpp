@@ -2,6 +2,7 @@
 // ranking and the criterion-by-criterion explanation of each candidate.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "advise/formulas.h"
@@ -203,7 +204,9 @@ void score_and_rank(const Scenario& s, Advice& out) {
 void add_assumptions(const Scenario& s, const workload::Workload& w, Advice& out) {
   auto econ = [&](const std::string& key, double v, const std::string& source) {
     bool dflt = std::find(s.defaults_used.begin(), s.defaults_used.end(), key) != s.defaults_used.end();
-    out.assumptions.push_back({key, two(v), dflt ? "default: " + source : "scenario"});
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    out.assumptions.push_back({key, buf, dflt ? "default: " + source : "scenario"});
   };
   econ("horizon_years", s.horizon_years, "the seed's 3-year TCO horizon");
   econ("energy_usd_per_kwh", s.energy_usd_per_kwh, "US EIA Electric Power Monthly, 2023 average commercial retail price 12.8 c/kWh");

@@ -30,6 +30,7 @@ bool sharded(workload::OpKind k) {
 std::vector<workload::Operator> shard_ops(const std::vector<workload::Operator>& ops, int t) {
   std::vector<workload::Operator> out = ops;
   for (workload::Operator& op : out) {
+    op.name.clear();  // the search prices millions of op instances: no string copies
     if (!sharded(op.kind) && op.phase != workload::Phase::optimizer) continue;
     op.flops /= t;
     op.weight_elems /= t;
@@ -73,12 +74,23 @@ Sizing size_training(const SizingInput& in) {
     out.rejection = rej;
     return out;
   }
+  if (!a.memory_bytes_per_s.known() || *a.memory_bytes_per_s.value <= 0) {
+    rej.reason = "memory bandwidth unknown in the catalog: cannot price the memory-bound operators";
+    out.rejection = rej;
+    return out;
+  }
   const double usable_bytes = *a.memory_bytes.value * kUsableMemoryFraction;
   const model::Efficiency e = model::efficiency_for(a);
   const bool has_link = a.scale_up.bytes_per_s_per_direction.known() || a.host.bytes_per_s_per_direction.known();
   const double link_peak = a.scale_up.bytes_per_s_per_direction.known() ? *a.scale_up.bytes_per_s_per_direction.value
                                                                          : a.host.bytes_per_s_per_direction.or_else(0);
-  const double link_bw = link_peak * e.link;
+  // Full-mesh fabrics (Infinity Fabric, Gaudi's RoCE ports) quote the sum
+  // over 7 peer links; a ring of d devices uses d - 1 of them (docs/model.md).
+  std::string link_name = to_lower(a.scale_up.bytes_per_s_per_direction.known() ? a.scale_up.name : a.host.name);
+  const bool mesh = a.scale_up.bytes_per_s_per_direction.known() &&
+                    (link_name.find("infinity") != std::string::npos || link_name.find("xgmi") != std::string::npos ||
+                     link_name.find("roce") != std::string::npos);
+  auto ring_bw = [&](int n) { return link_peak * e.link * (mesh ? std::min(1.0, (n - 1) / 7.0) : 1.0); };
 
   // Layers bound the pipeline depth; norms mark the block boundaries where
   // Megatron's tensor parallelism all-reduces the activations.
@@ -123,8 +135,17 @@ Sizing size_training(const SizingInput& in) {
         double mb_s = 0;
         for (const workload::Operator& op : pt.step_ops) mb_s += model::roofline(op, mb, p, a, e).time_s;
         const double act_bytes = w.train_activation_elems_per_sample * mb * bpe / pt.t;
+        // Larger micro-batches only need more memory: stop when even the
+        // deepest pipeline cannot hold this one.
+        int deepest = 1;
+        while (deepest * 2 <= layers && pt.t * deepest * 2 <= limit) deepest *= 2;
+        if (state_bytes / (pt.t * deepest) + act_bytes > usable_bytes) {
+          min_memory = std::min(min_memory, state_bytes / (pt.t * deepest) + act_bytes);
+          ++out.configs;
+          break;
+        }
         const double tp_s = pt.t > 1 ? 2 * norm_instances *
-                                           model::ring_allreduce_s(boundary_elems * mb * bpe, pt.t, link_bw, e.link_latency_s)
+                                           model::ring_allreduce_s(boundary_elems * mb * bpe, pt.t, ring_bw(pt.t), e.link_latency_s)
                                      : 0;
         for (int pp = 1; pp <= layers && pt.t * pp <= limit; pp *= 2) {
           if (pp > 1 && !has_link) break;
@@ -134,7 +155,7 @@ Sizing size_training(const SizingInput& in) {
           if (mem > usable_bytes) continue;
           // One micro-batch on one stage, plus sending its boundary activation
           // forward and its gradient back.
-          const double stage_s = (mb_s + tp_s) / pp + (pp > 1 ? 2 * boundary_elems * mb * bpe / link_bw : 0);
+          const double stage_s = (mb_s + tp_s) / pp + (pp > 1 ? 2 * boundary_elems * mb * bpe / ring_bw(2) : 0);
           const int per_rank = g / mb;
           for (int d = 1; d <= per_rank && d * pt.t * pp <= limit; ++d) {
             if (per_rank % d != 0) continue;
@@ -143,7 +164,7 @@ Sizing size_training(const SizingInput& in) {
             ++out.configs;
             const int k = per_rank / d;
             const double compute_s = (k + pp - 1) * stage_s + optimizer_s / pp;
-            const double dp_s = model::ring_allreduce_s(w.params * bpe / (pt.t * pp), d, link_bw, e.link_latency_s);
+            const double dp_s = model::ring_allreduce_s(w.params * bpe / (pt.t * pp), d, ring_bw(d), e.link_latency_s);
             const double factor = straggler_factor(n, s.straggler_cv);
             const double step_s = compute_s * factor + dp_s;
             const double ttt = steps * step_s;
@@ -170,7 +191,7 @@ Sizing size_training(const SizingInput& in) {
             best.throughput_unit = s.train_tokens > 0 ? "tokens/s" : "samples/s";
             best_plan = TrainPlan{d, pt.t, pp, mb, k, step_s, compute_s, tp_s * k / pp, dp_s,
                                   pp > 1 ? (pp - 1.0) / (k + pp - 1.0) : 0.0, factor,
-                                  model::bandwidth_utilisation(d, link_bw, link_peak), mem, steps, ttt};
+                                  model::bandwidth_utilisation(d, ring_bw(d), link_peak), mem, steps, ttt};
           }
         }
       }

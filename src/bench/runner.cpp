@@ -40,6 +40,7 @@ double time_call(const Descriptor& d, std::uint64_t reps) {
   auto t0 = std::chrono::steady_clock::now();
   d.run(reps);
   auto t1 = std::chrono::steady_clock::now();
+  if (d.inner_seconds) return d.inner_seconds();
   return std::chrono::duration<double>(t1 - t0).count();
 }
 }  // namespace

@@ -28,6 +28,11 @@ struct Descriptor {
   std::function<Result<void>()> setup;               // allocate + first-touch; may be empty
   std::function<void(std::uint64_t reps)> run;       // does the work; the runner times it
   std::function<Result<void>()> verify;              // checks the result of the last run
+  // Optional: the kernel's own time of the last run, taken inside the
+  // threads between barriers and maxed over them (likwid-bench's method).
+  // Without it the runner's wall clock counts, which on a crowded machine
+  // includes the time sleeping threads need to wake up.
+  std::function<double()> inner_seconds;
 };
 
 struct RunnerOptions {

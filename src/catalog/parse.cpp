@@ -90,6 +90,14 @@ void check_duplicate_keys(const YAML::Node& n, const std::string& file, Diagnost
   }
 }
 
+// "memory.capacity_gb": the key's path as written in the file.
+std::string field_name(const YamlMap& m, const std::string& key) {
+  std::string section = m.what();
+  if (section == "accelerator") return key;
+  if (starts_with(section, "accelerator.")) section = section.substr(12);
+  return section + "." + key;
+}
+
 // Holds the file's `sources:` map while the sections are read, resolves
 // source keys to citations and remembers which keys were used.
 class EntryReader {
@@ -114,7 +122,7 @@ class EntryReader {
   }
 
   // The citation for `key` (read at node `at`); marks it used. An unknown key
-  // is an error naming the defined keys.
+  // is an error suggesting the closest defined key.
   std::string cite(const std::string& key, const YAML::Node& at) {
     if (!sources_) return {};
     auto it = sources_->find(key);
@@ -147,7 +155,7 @@ class EntryReader {
                  Extra&& extra) {
     YAML::Node n = m.raw(key);
     if (!n.IsDefined() || n.IsNull()) return Sourced{};
-    std::string label = m.what() + "." + key;
+    std::string label = field_name(m, key);
     if (!n.IsMap()) {
       extra(m, false);
       Sourced out;
@@ -309,20 +317,21 @@ void read_price(YamlMap& top, EntryReader& r, Accelerator& a) {
   std::optional<YamlMap> p = top.map("price");
   if (!p) return;
   std::string src = r.section_source(*p);
-  auto dated = [&](const std::string& key, std::string& date, std::string* provider) {
-    return [&, key, provider](YamlMap& m, bool is_map) {
+  auto dated = [](const std::string& key, std::string* date, std::string* provider) {
+    return [key, date, provider](YamlMap& m, bool is_map) {
       if (!is_map) {
-        m.error(m.raw(key), "'" + m.what() + "." + key + "' needs a date: write {value: X, date: \"2024-05\", source: KEY}");
+        m.error(m.raw(key), "'" + field_name(m, key) + "' needs a date: write {value: X, date: \"2024-05\", source: KEY}");
         return;
       }
-      date = m.str("date", true).value_or("");
-      if (!date.empty() && !valid_date(date)) m.error(m.raw("date"), "'date' must be YYYY, YYYY-MM or YYYY-MM-DD, got '" + date + "'");
+      *date = m.str("date", true).value_or("");
+      if (!date->empty() && !valid_date(*date))
+        m.error(m.raw("date"), "'date' must be YYYY, YYYY-MM or YYYY-MM-DD, got '" + *date + "'");
       if (provider) *provider = m.str("provider").value_or("");
     };
   };
-  a.price.list_usd = r.number(*p, "list_usd", src, kUsd, dated("list_usd", a.price.list_date, nullptr));
+  a.price.list_usd = r.number(*p, "list_usd", src, kUsd, dated("list_usd", &a.price.list_date, nullptr));
   a.price.cloud_usd_per_hour =
-      r.number(*p, "cloud_usd_per_hour", src, kUsdPerHour, dated("cloud_usd_per_hour", a.price.cloud_date, &a.price.cloud_provider));
+      r.number(*p, "cloud_usd_per_hour", src, kUsdPerHour, dated("cloud_usd_per_hour", &a.price.cloud_date, &a.price.cloud_provider));
   p->finish();
 }
 

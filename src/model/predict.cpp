@@ -214,13 +214,21 @@ std::string num(double v) {
 std::string gib(double bytes) { return num(bytes / (1024.0 * 1024 * 1024)) + " GiB"; }
 
 Result<void> check_request(const Request& req) {
-  if (!req.accelerator || !req.workload) return make_error(Errc::internal, "predict: request without accelerator or workload");
-  if (req.count < 1) return make_error(Errc::invalid_input, "device count must be at least 1, got " + std::to_string(req.count), "--count");
-  if (req.batch && *req.batch < 1) return make_error(Errc::invalid_input, "batch must be at least 1, got " + std::to_string(*req.batch), "--batch");
-  if (req.grad_accumulation < 1) return make_error(Errc::invalid_input, "gradient accumulation must be at least 1", "--grad-accumulation");
-  if (req.straggler_cv < 0) return make_error(Errc::invalid_input, "straggler CV must not be negative", "--straggler-cv");
-  if (req.latency_target_s && *req.latency_target_s <= 0) return make_error(Errc::invalid_input, "latency target must be positive", "--latency-target");
-  if (req.workload->ops.empty()) return make_error(Errc::invalid_input, "workload '" + req.workload->id + "' has no operators", req.workload->id);
+  if (!req.accelerator || !req.workload)
+    return make_error(Errc::internal, "predict: request without accelerator or workload");
+  if (req.count < 1)
+    return make_error(Errc::invalid_input, "device count must be at least 1, got " + std::to_string(req.count),
+                      "--count");
+  if (req.batch && *req.batch < 1)
+    return make_error(Errc::invalid_input, "batch must be at least 1, got " + std::to_string(*req.batch), "--batch");
+  if (req.grad_accumulation < 1)
+    return make_error(Errc::invalid_input, "gradient accumulation must be at least 1", "--grad-accumulation");
+  if (req.straggler_cv < 0)
+    return make_error(Errc::invalid_input, "straggler CV must not be negative", "--straggler-cv");
+  if (req.latency_target_s && *req.latency_target_s <= 0)
+    return make_error(Errc::invalid_input, "latency target must be positive", "--latency-target");
+  if (req.workload->ops.empty())
+    return make_error(Errc::invalid_input, "workload '" + req.workload->id + "' has no operators", req.workload->id);
   return {};
 }
 

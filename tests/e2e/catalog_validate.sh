@@ -20,8 +20,8 @@ set -e
 test "$rc" -eq 2
 grep -qx "ok $DATA/good-card.yaml" bad.out
 grep -q "^$DATA/broken-card.yaml:12: 'compute.fp16_sparse': sparse figures are not stored" bad.err
-grep -q "^$DATA/broken-card.yaml:14: 'accelerator.memory.capacity_gb' has no source" bad.err
-grep -q "^$DATA/broken-card.yaml:15: 'accelerator.memory.bandwidth_gb_s' = -5 must be positive" bad.err
+grep -q "^$DATA/broken-card.yaml:14: 'memory.capacity_gb' has no source" bad.err
+grep -q "^$DATA/broken-card.yaml:15: 'memory.bandwidth_gb_s' = -5 must be positive" bad.err
 grep -q "4 problem(s) in 1 of 2 file(s)" bad.err
 
 # JSON lists each file with its errors.

@@ -36,5 +36,5 @@ expect_2 P --model bad.yaml --accelerator nvidia-t4
 grep -q "bad.yaml" err.txt
 
 # Nothing crashed, and no stack traces or internal errors leaked out.
-! grep -q "internal error" err.txt
+if grep -q "internal error" err.txt; then cat err.txt; exit 1; fi
 echo "predict bad input ok"

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <ctime>
 
@@ -159,9 +160,15 @@ class CpuBackend final : public Backend {
       return {};
     };
     Team* team = team_.get();
-    d.run = [team, sums, k](std::uint64_t reps) {
-      team->run([&](int t) { (*sums)[static_cast<std::size_t>(t)] = k.run(reps); });
+    auto secs = std::make_shared<std::vector<double>>(sums->size(), 0.0);
+    d.run = [team, sums, secs, k](std::uint64_t reps) {
+      team->run([&](int t) {
+        auto t0 = std::chrono::steady_clock::now();
+        (*sums)[static_cast<std::size_t>(t)] = k.run(reps);
+        (*secs)[static_cast<std::size_t>(t)] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      });
     };
+    d.inner_seconds = [secs] { return *std::max_element(secs->begin(), secs->end()); };
     d.verify = [sums]() -> Result<void> {
       for (double s : *sums)
         if (!std::isfinite(s) || s != sums->front())

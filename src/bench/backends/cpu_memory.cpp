@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -139,12 +140,17 @@ Result<std::vector<MemoryPoint>> memory_sweep(const Options& o, const Environmen
       const double bytes_per_rep = bytes_per_element(p.kind) * static_cast<double>(n) * t;
       d.work = [bytes_per_rep](std::uint64_t reps) { return Work{0, bytes_per_rep * static_cast<double>(reps)}; };
       auto fn = kernel->run;
-      d.run = [&team, &arrays, fn, n](std::uint64_t reps) {
+      auto secs = std::make_shared<std::vector<double>>(static_cast<std::size_t>(t), 0.0);
+      d.run = [&team, &arrays, fn, n, secs](std::uint64_t reps) {
         team.run([&](int i) {
           const Arrays& x = arrays[static_cast<std::size_t>(i)];
+          auto t0 = std::chrono::steady_clock::now();
           fn(x.a(), x.b(), x.c(), kScalar, n, reps);
+          (*secs)[static_cast<std::size_t>(i)] =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         });
       };
+      d.inner_seconds = [secs] { return *std::max_element(secs->begin(), secs->end()); };
       StreamKind kind = p.kind;
       d.verify = [&team, &arrays, kind, n]() -> Result<void> {
         std::vector<char> ok(arrays.size(), 0);

@@ -166,6 +166,17 @@ TEST(CatalogParse, PriceNeedsADate) {
   std::vector<Error> errors = check_accelerator({"t-card.yaml", text});
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].message.find("missing required key 'date'"), std::string::npos) << errors[0].message;
+
+  errors = check_accelerator({"t-card.yaml", std::string(kMinimal) + "price:\n  list_usd: {value: 100, date: May 2024, source: s}\n"});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("'date' must be YYYY, YYYY-MM or YYYY-MM-DD"), std::string::npos) << errors[0].message;
+
+  Result<Accelerator> ok = parse(std::string(kMinimal) +
+                                 "price:\n  cloud_usd_per_hour: {value: 2.5, date: \"2024-05-01\", provider: test, source: s}\n");
+  ASSERT_TRUE(ok.has_value()) << ok.error().what();
+  EXPECT_DOUBLE_EQ(*ok->price.cloud_usd_per_hour.value, 2.5);
+  EXPECT_EQ(ok->price.cloud_date, "2024-05-01");
+  EXPECT_EQ(ok->price.cloud_provider, "test");
 }
 
 TEST(CatalogParse, DuplicateKeyAndMalformedYaml) {

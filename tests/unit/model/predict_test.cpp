@@ -254,3 +254,58 @@ TEST(Predict, ServerStaysWithinTheLatencyTarget) {
 
 }  // namespace
 }  // namespace rooftop::model
+
+namespace rooftop::model {
+namespace {
+
+TEST(Predict, InferenceFusesElementwiseOpsButTrainingDoesNot) {
+  catalog::Accelerator a = testing::test_gpu();
+  workload::Workload w = testing::matmul_model(1e6);
+  workload::Operator relu;
+  relu.name = "relu";
+  relu.kind = workload::OpKind::elementwise;
+  relu.flops = 1e6;
+  relu.in_elems = relu.out_elems = 1e6;
+  w.ops.push_back(relu);
+  Request r;
+  r.accelerator = &a;
+  r.workload = &w;
+  r.precision = Precision::fp16;
+  r.batch = 8;
+  Prediction infer = *predict(r);
+  ASSERT_EQ(infer.per_op.size(), 2u);
+  EXPECT_EQ(infer.per_op[1].bytes, 0);
+  EXPECT_NEAR(infer.per_op[1].time_s, 8e6 / 78e12, 1e-15);  // FLOPs at the compute rate, no launch
+  r.task = workload::Task::train;
+  Prediction train = *predict(r);
+  bool relu_moves_bytes = false;
+  for (const OpPrediction& o : train.per_op)
+    if (o.kind == workload::OpKind::elementwise && o.phase == workload::Phase::forward) relu_moves_bytes = o.bytes > 0;
+  EXPECT_TRUE(relu_moves_bytes);
+}
+
+TEST(Predict, TensorParallelAllReducesEachNormOutput) {
+  catalog::Accelerator a = testing::test_gpu();
+  workload::Workload w = testing::matmul_model(1e11);
+  workload::Operator norm;
+  norm.name = "norm";
+  norm.kind = workload::OpKind::norm;
+  norm.repeat = 10;
+  norm.flops = 4e3;
+  norm.in_elems = norm.out_elems = 1e3;
+  w.ops.push_back(norm);
+  Request r;
+  r.accelerator = &a;
+  r.workload = &w;
+  r.precision = Precision::fp16;
+  r.batch = 2;
+  r.count = 4;
+  Prediction p = *predict(r);
+  ASSERT_EQ(p.parallelism.tensor, 4);
+  // 10 all-reduces of 1e3 elements x batch 2 x 2 bytes over 4 devices on 100 GB/s x 0.8.
+  EXPECT_NEAR(p.communication.time_s, 10 * ring_allreduce_s(4e3, 4, 80e9, 0.6e-6), 1e-15);
+  EXPECT_DOUBLE_EQ(p.communication.bytes, 4e3);
+}
+
+}  // namespace
+}  // namespace rooftop::model

@@ -92,7 +92,7 @@ TEST(NvmlBackend, DriverNotLoadedIsAnEmptyAnswer) {
   EXPECT_TRUE(devices->empty());
 }
 
-TEST(NvmlBackend, MissingLibraryIsEmptyUnlessNamedExplicitly) {
+TEST(NvmlBackend, NamedLibraryThatDoesNotLoadIsNotFound) {
   BackendOptions o;
   o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
   auto named = std::move(*make_backend("nvml", o));
