@@ -230,6 +230,7 @@ int run_bench(const BenchArgs& a, const GlobalOptions& global) {
     auto c = (*backend)->compute(o, r);
     if (!c) return report_error(c.error());
     r.compute = *c;
+    p.done();
   }
   if (wants(a, "memory")) {
     Progress p("memory", !global.quiet);
@@ -238,6 +239,7 @@ int run_bench(const BenchArgs& a, const GlobalOptions& global) {
     if (!m) return report_error(m.error());
     r.sweep = *m;
     r.memory = bench::summarize_levels(r.sweep);
+    p.done();
   }
   if (wants(a, "collective")) {
     Progress p("collective", !global.quiet);
@@ -255,6 +257,7 @@ int run_bench(const BenchArgs& a, const GlobalOptions& global) {
     }
     if (!c) return report_error(c.error());
     r.collective = *c;
+    p.done();
   }
 
   // 4. Render, then save the profile.

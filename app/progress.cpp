@@ -10,8 +10,9 @@ namespace rooftop::app {
 Progress::Progress(std::string label, bool enabled)
     : label_(std::move(label)), enabled_(enabled), tty_(isatty(STDERR_FILENO) == 1) {}
 
+// Abandoned (an error ended the work): clear a terminal bar, say nothing more.
 Progress::~Progress() {
-  if (!finished_) done();
+  if (enabled_ && !finished_ && tty_) std::fprintf(stderr, "\r\033[K");
 }
 
 void Progress::update(double fraction, const std::string& detail) {

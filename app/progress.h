@@ -11,7 +11,7 @@ namespace rooftop::app {
 class Progress {
  public:
   Progress(std::string label, bool enabled);
-  ~Progress();  // finishes the line
+  ~Progress();  // without done(): clears the bar (the caller reports what went wrong)
   // fraction in [0, 1]; `detail` is shown after the bar ("L2 sweep 256 KiB").
   void update(double fraction, const std::string& detail = "");
   void done(const std::string& detail = "");

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <limits>
 #include <set>
 
@@ -75,6 +76,8 @@ Result<Profiles> profile_store(const std::string& db_path, const TimeRange& rang
       return make_error(Errc::invalid_input, "unknown label '" + k + "' (the store knows host, gpu, job, uuid, model)",
                         "--match");
   }
+  if (!std::filesystem::exists(db_path))
+    return make_error(Errc::not_found, "no such file (write one with `rooftop monitor --db FILE`)", db_path);
   Result<std::unique_ptr<telemetry::Store>> store = telemetry::Store::open_read_only(db_path);
   if (!store) return make_error(store.error());
   Result<std::vector<telemetry::StoredDevice>> devices = (*store)->devices();

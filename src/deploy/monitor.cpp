@@ -124,21 +124,22 @@ Tree rule(const std::string& name, const std::string& expr, const std::string& f
 
 }  // namespace
 
+// Targets come from DNS: the exporter's headless Service has one A record per
+// pod. (Debian's Prometheus is built without Kubernetes service discovery,
+// so this form is also the one its promtool can check.)
 std::string prometheus_config(const MonitorSpec& s) {
-  Tree relabel = Tree::array(
-      {Tree{{"source_labels", Tree::array({"__meta_kubernetes_service_name"})}, {"regex", kApp}, {"action", "keep"}},
-       Tree{{"source_labels", Tree::array({"__meta_kubernetes_pod_node_name"})}, {"target_label", "node"}}});
-  Tree k8s_job = Tree{{"job_name", "rooftop"},
+  Tree dns_job = Tree{{"job_name", "rooftop"},
                       {"scrape_interval", s.scrape_interval},
-                      {"kubernetes_sd_configs", Tree::array({Tree{{"role", "endpoints"},
-                                                                  {"namespaces", Tree{{"names", Tree::array({s.ns})}}}}})},
-                      {"relabel_configs", relabel}};
+                      {"dns_sd_configs", Tree::array({Tree{{"names", Tree::array({fmt::format("{}.{}.svc.cluster.local", kApp, s.ns)})},
+                                                           {"type", "A"},
+                                                           {"port", s.port},
+                                                           {"refresh_interval", "30s"}}})}};
   Tree local_job = Tree{{"job_name", "rooftop-local"},
                         {"scrape_interval", s.scrape_interval},
                         {"static_configs", Tree::array({Tree{{"targets", Tree::array({fmt::format("127.0.0.1:{}", s.port)})}}})}};
   Tree cfg = Tree{{"global", Tree{{"scrape_interval", s.scrape_interval}, {"evaluation_interval", "30s"}}},
                   {"rule_files", Tree::array({"alert-rules.yml"})},
-                  {"scrape_configs", Tree::array({k8s_job, local_job})}};
+                  {"scrape_configs", Tree::array({dns_job, local_job})}};
   return to_yaml(cfg);
 }
 

@@ -16,7 +16,7 @@ expect_2() {  # expect_2 PATTERN ARGS...: rooftop exits 2 with PATTERN on stderr
   local pattern=$1 rc=0
   shift
   "$ROOFTOP" "$@" > out.txt 2> err.txt || rc=$?
-  if [ "$rc" -ne 2 ] || ! grep -Eq "$pattern" err.txt; then
+  if [ "$rc" -ne 2 ] || ! grep -Eq -e "$pattern" err.txt; then
     echo "rooftop $*: exit $rc, expected 2 and /$pattern/ in:"
     cat err.txt
     exit 1

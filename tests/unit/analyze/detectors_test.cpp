@@ -49,8 +49,9 @@ TEST(Detectors, PrecisionAndRecallOnTheStandardSet) {
       for (const Planted& p : r->planted) want.insert({p.kind, p.device});
       for (const Finding& f : found) got.insert({f.kind, f.device});
       for (const auto& g : got) {
-        if (want.count(g)) ++tp;
-        else {
+        if (want.count(g)) {
+          ++tp;
+        } else {
           ++fp;
           ADD_FAILURE() << kind << (host.empty() ? "" : " on one host") << ": false positive " << g.first << " on " << g.second;
         }
@@ -80,7 +81,9 @@ TEST(Detectors, FindingsCarryEvidenceWindowAndAreRankedByWaste) {
     EXPECT_FALSE(f[i].recommendation.empty());
     EXPECT_LT(f[i].window.from_s, f[i].window.to_s);
     EXPECT_GE(f[i].window.from_s, kStart);
-    if (i) EXPECT_GE(f[i - 1].wasted_device_hours, f[i].wasted_device_hours);
+    if (i > 0) {
+      EXPECT_GE(f[i - 1].wasted_device_hours, f[i].wasted_device_hours);
+    }
   }
   EXPECT_EQ(f.front().kind, "idle");  // an idle device wastes the most
 }
