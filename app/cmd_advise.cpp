@@ -16,6 +16,7 @@
 #include "core/yaml.h"
 #include "inputs.h"
 #include "report/report.h"
+#include "report_out.h"
 
 namespace rooftop::app {
 namespace {
@@ -131,26 +132,6 @@ void print_text(const advise::Scenario& s, const advise::Advice& a, std::size_t 
   }
 }
 
-Result<void> write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return make_error(Errc::io, "cannot write file", path);
-  out << text;
-  if (!out) return make_error(Errc::io, "write failed", path);
-  return {};
-}
-
-Result<void> write_report(const std::string& path, const report::Document& d) {
-  std::filesystem::path p(path);
-  std::string ext = to_lower(p.extension().string());
-  if (ext == ".html" || ext == ".htm") return write_text(path, report::render_html(d));
-  if (ext != ".md") return make_error(Errc::invalid_input, "report must end in .html or .md", "--report " + path);
-  report::MarkdownOutput md = report::render_markdown(d, p.stem().string() + "-");
-  for (const auto& [name, content] : md.files) {
-    ROOFTOP_TRY(write_text((p.parent_path() / name).string(), content));
-  }
-  return write_text(path, md.markdown);
-}
-
 int run_advise(const AdviseOptions& o, const GlobalOptions& global) {
   // 1. The scenario, the catalog and the workload it names.
   Result<std::string> text = read_file(o.scenario);
@@ -170,7 +151,7 @@ int run_advise(const AdviseOptions& o, const GlobalOptions& global) {
   if (o.json) std::printf("%s\n", advice_json(*s, *a, o.top).dump(2).c_str());
   else print_text(*s, *a, o.top);
   if (!o.report.empty()) {
-    Result<void> ok = write_report(o.report, advise::build_report(*s, *a, o.top));
+    Result<void> ok = write_report(advise::build_report(*s, *a, o.top), o.report);
     if (!ok) return report_error(ok.error());
   }
   if (a->candidates.empty()) return report_error(Error{Errc::invalid_input, advise::nothing_feasible(*s, *a), o.scenario});

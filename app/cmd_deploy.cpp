@@ -7,7 +7,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "advise/advise.h"
 #include "command.h"
+#include "core/yaml.h"
 #include "core/precision.h"
 #include "core/text.h"
 #include "deploy/deploy.h"
@@ -81,33 +83,62 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     return report_error(Error{Errc::invalid_input, "give either --scenario or --accelerator/--count, not both", "--scenario"});
   if (args.scenario.empty() && args.accelerator.empty())
     return report_error(Error{Errc::invalid_input, "say what to deploy: --accelerator ID [--count N] (or --scenario FILE)", "deploy serve"});
-  if (!args.scenario.empty())
-    return report_error(Error{Errc::unsupported, "--scenario needs the advisor, which is not built into this binary", args.scenario});
   Result<catalog::Catalog> cat = load_catalog(global);
   if (!cat) return report_error(cat.error());
-  Result<const catalog::Accelerator*> acc = cat->get(args.accelerator);
-  if (!acc) return report_error(Error{acc.error().code, acc.error().message, "--accelerator"});
   deploy::ServeSpec spec;
-  spec.accelerator = *acc;
+  if (!args.scenario.empty()) {
+    // Deploy what `rooftop advise` ranks first: its part, one model copy per
+    // pod, as many replicas as it sized, and its predicted cold start.
+    Result<std::string> text = read_file(args.scenario);
+    if (!text) return report_error(text.error());
+    Result<advise::Scenario> sc = advise::parse_scenario(*text, args.scenario);
+    if (!sc) return report_error(sc.error());
+    if (sc->task != workload::Task::infer)
+      return report_error(Error{Errc::invalid_input, "deploy serve needs a serving (infer) scenario", args.scenario});
+    WorkloadInputs inputs;
+    inputs.build = sc->shape;
+    Result<workload::Workload> w = load_workload(sc->model, inputs);
+    if (!w) return report_error(Error{w.error().code, w.error().message, sc->model_line});
+    Result<advise::Advice> advice = advise::advise(*sc, *cat, *w);
+    if (!advice) return report_error(advice.error());
+    if (advice->candidates.empty())
+      return report_error(Error{Errc::invalid_input, advise::nothing_feasible(*sc, *advice), args.scenario});
+    const advise::Candidate& best = advice->candidates.front();
+    spec.accelerator = best.accelerator;
+    spec.count = best.replica_devices;
+    spec.replicas = std::max(1, best.count / std::max(1, best.replica_devices));
+    spec.max_replicas = std::max(args.max_replicas, 2 * spec.replicas);
+    spec.cold_start_s = best.cold_start_s;
+    spec.memory_bytes = best.memory_bytes;
+    spec.model = w->id;
+    spec.name = !args.name.empty() ? args.name : w->id;
+  } else {
+    Result<const catalog::Accelerator*> acc = cat->get(args.accelerator);
+    if (!acc) return report_error(Error{acc.error().code, acc.error().message, "--accelerator"});
+    spec.accelerator = *acc;
+    spec.count = args.count;
+    spec.replicas = args.replicas;
+    spec.max_replicas = std::max(args.max_replicas, args.replicas);
+  }
+  const catalog::Accelerator* accel = spec.accelerator;
   spec.image = args.image;
   spec.ns = args.ns;
-  spec.count = args.count;
-  spec.replicas = args.replicas;
-  spec.max_replicas = std::max(args.max_replicas, args.replicas);
   spec.port = args.port;
   spec.devices_per_node = args.devices_per_node;
   spec.health_path = args.health_path;
   spec.resource_override = args.resource;
-  spec.model = args.model;
-  spec.name = !args.name.empty() ? args.name : (!args.model.empty() ? args.model : "model-server");
-  if (!args.model.empty()) {
+  if (args.scenario.empty()) {
+    spec.model = args.model;
+    spec.name = !args.name.empty() ? args.name : (!args.model.empty() ? args.model : "model-server");
+  }
+  if (args.scenario.empty() && !args.model.empty()) {
     Result<workload::Workload> w = load_workload(args.model, WorkloadInputs{});
     if (!w) return report_error(w.error());
     std::optional<Precision> p = args.precision.empty() ? std::optional<Precision>(Precision::bf16)
                                                         : parse_precision(args.precision);
     if (!p) return report_error(Error{Errc::invalid_input, "unknown precision '" + args.precision + "'", "--precision"});
     double weight_bytes = w->params * bytes_per_element(*p);
-    spec.cold_start_s = cold_start_s(weight_bytes, **acc, args.storage_gb_s * 1e9);
+    spec.cold_start_s = cold_start_s(weight_bytes, *accel, args.storage_gb_s * 1e9);
     spec.memory_bytes = weight_bytes / std::max(1, args.count);
   }
   Result<std::vector<deploy::File>> files = deploy::serve_manifests(spec);
@@ -153,7 +184,8 @@ Command add_deploy_command(CLI::App& app, const GlobalOptions& global) {
   CLI::App* serve = deploy->add_subcommand(
       "serve", "Deployment (device requests, node selector, tolerations, rolling update, probes sized from the "
                "predicted cold start), Service, HorizontalPodAutoscaler, ResourceQuota and PodDisruptionBudget");
-  serve->add_option("--scenario", serve_args->scenario, "Deploy what `rooftop advise` ranks first for this scenario");
+  serve->add_option("--scenario", serve_args->scenario, "Deploy what `rooftop advise` ranks first for this serving scenario "
+                    "(its accelerator, devices per model copy, replicas and cold start)");
   serve->add_option("--accelerator", serve_args->accelerator, "Catalog id of the accelerator");
   serve->add_option("--count", serve_args->count, "Devices per replica (must fit in one node)")->check(CLI::PositiveNumber);
   serve->add_option("--image", serve_args->image, "Container image of the model server")->required();

@@ -32,7 +32,7 @@ Result<void> write_report(const report::Document& doc, const std::string& path) 
     }
     return write_text(path, md.markdown);
   }
-  return make_error(Errc::invalid_input, "the report must end in .html or .md", path);
+  return make_error(Errc::invalid_input, "report must end in .html or .md", "--report " + path);
 }
 
 }  // namespace rooftop::app
