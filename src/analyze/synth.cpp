@@ -165,7 +165,16 @@ Result<SynthResult> synthesize(const SynthOptions& o) {
   if (!p) return make_error(p.error());
   Gen g{std::mt19937_64(o.seed)};
   res.trace.rows.reserve(static_cast<std::size_t>(rows));
+  // Devices sharing a host see the same host CPU: the busy one when an
+  // io-bound device's input pipeline runs there.
+  int host_busy_device = -1;
+  if (!o.host.empty()) {
+    for (int i = 0; i < n; ++i) {
+      if ((*p)[static_cast<std::size_t>(i)].kind == "io-bound") host_busy_device = i;
+    }
+  }
   for (double t = 0; t < o.duration_s; t += o.step_s) {
+    std::size_t first_row = res.trace.rows.size();
     for (int i = 0; i < n; ++i) {
       const Plan& pl = (*p)[static_cast<std::size_t>(i)];
       telemetry::TraceRow r;
@@ -177,6 +186,13 @@ Result<SynthResult> synthesize(const SynthOptions& o) {
       r.sample.job = pl.job;
       sample(pl.kind, t, o, g, r);
       res.trace.rows.push_back(std::move(r));
+    }
+    if (host_busy_device >= 0) {
+      const telemetry::TraceRow& busy = res.trace.rows[first_row + static_cast<std::size_t>(host_busy_device)];
+      for (std::size_t j = first_row; j < res.trace.rows.size(); ++j) {
+        res.trace.rows[j].host_cpu_pct = busy.host_cpu_pct;
+        res.trace.rows[j].host_iowait_pct = busy.host_iowait_pct;
+      }
     }
   }
   return res;

@@ -136,6 +136,9 @@ double allreduce_busbw(double bytes, int n, double time_s);
 
 // Expected maximum of n standard normal variables (Blom's approximation
 // Phi^-1((n - 0.375) / (n + 0.25))); 0 for n = 1.
+// Inverse of the standard normal CDF for q in (0, 1) (P. J. Acklam's rational
+// approximation, relative error below 1.2e-9).
+double inverse_normal_cdf(double q);
 double expected_max_standard_normal(int n);
 // Synchronous step slowdown when each of n workers' step time has
 // coefficient of variation cv: 1 + cv * E[max of n standard normals].

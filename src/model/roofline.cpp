@@ -124,9 +124,6 @@ double allreduce_busbw(double bytes, int n, double time_s) {
   return bytes / time_s * 2.0 * (n - 1) / n;
 }
 
-namespace {
-// Inverse of the standard normal CDF (Acklam's rational approximation,
-// relative error below 1.2e-9).
 double inverse_normal_cdf(double q) {
   static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
                              1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
@@ -147,7 +144,6 @@ double inverse_normal_cdf(double q) {
   return (((((a[0] * s + a[1]) * s + a[2]) * s + a[3]) * s + a[4]) * s + a[5]) * r /
          (((((b[0] * s + b[1]) * s + b[2]) * s + b[3]) * s + b[4]) * s + 1);
 }
-}  // namespace
 
 double expected_max_standard_normal(int n) {
   if (n <= 1) return 0;
