@@ -65,14 +65,14 @@ TEST(OnnxImport, GemmMatMulAndEinsum) {
   ImportedModel mm = load("matmul.onnx");  // [2,3,5,7] x [2,3,7,11], batch 2
   EXPECT_EQ(mm.batch, 2);
   EXPECT_DOUBLE_EQ(mm.workload.ops.at(0).flops, 2.0 * 2 * 3 * 5 * 11 * 7 / 2);
-  const workload::Operator& e = load("einsum.onnx").workload.ops.at(0);
+  const workload::Operator e = load("einsum.onnx").workload.ops.at(0);  // a copy: load() returns a temporary
   EXPECT_EQ(e.kind, OpKind::matmul);
   EXPECT_DOUBLE_EQ(e.flops, 2.0 * 4 * 16 * 32 * 8);
 }
 
 TEST(OnnxImport, GatherOnAnInitializerIsAnEmbeddingLookup) {
   ROOFTOP_NEED_ONNX_MODELS();
-  const workload::Operator& op = load("embedding.onnx").workload.ops.at(0);
+  const workload::Operator op = load("embedding.onnx").workload.ops.at(0);  // a copy: load() returns a temporary
   EXPECT_EQ(op.kind, OpKind::embedding);
   EXPECT_DOUBLE_EQ(op.flops, 0);
   EXPECT_DOUBLE_EQ(op.weight_elems, 16000);
