@@ -1,7 +1,12 @@
 // Reading the monitor's SQLite history into profiles.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <thread>
 #include <ctime>
 #include <filesystem>
 #include <limits>
@@ -66,7 +71,6 @@ bool matches(const Matcher& m, const telemetry::StoredDevice& d) {
   return true;
 }
 
-float f(const std::optional<double>& v) { return v ? static_cast<float>(*v) : NAN; }
 }  // namespace
 
 Result<Profiles> profile_store(const std::string& db_path, const TimeRange& range, const Matcher& match,
@@ -100,56 +104,127 @@ Result<Profiles> profile_store(const std::string& db_path, const TimeRange& rang
   }
   if (!(to > from)) return make_error(Errc::invalid_input, "the time window is empty", db_path);
 
-  // The sampling step of the first device decides the bucket width.
-  double step = 1;
-  {
-    std::vector<double> ts;
-    Result<void> r = (*store)->scan(chosen.front().id, from, to, [&](const telemetry::StoredSample& s) {
-      if (ts.size() < 64) ts.push_back(s.step_s);
-    });
-    if (!r) return make_error(r.error());
-    if (!ts.empty()) step = std::max(1e-3, ts[ts.size() / 2]);
+  Result<std::map<std::int64_t, std::string>> job_names = (*store)->jobs();
+  if (!job_names) return make_error(job_names.error());
+  std::optional<std::int64_t> job_filter;
+  if (match.labels.count("job")) {
+    job_filter = -1;  // a name the store never saw matches no row
+    for (const auto& [id, name] : *job_names) {
+      if (name == match.labels.at("job")) job_filter = id;
+    }
   }
+  auto job_name = [&](std::int64_t id) {
+    auto it = job_names->find(id);
+    return it == job_names->end() ? std::string() : it->second;
+  };
+
+  // Each chosen device's first row in the window: it decides whether the
+  // device is profiled, its job label, and (first device) the bucket width.
+  std::vector<int> slot(chosen.size(), -1);
+  double step = 0;
+  std::vector<std::pair<std::size_t, std::int64_t>> present;  // (chosen index, job id)
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    Result<std::vector<telemetry::RowHead>> head = (*store)->head(chosen[i].id, from, to, job_filter, step > 0 ? 1 : 64);
+    if (!head) return make_error(head.error());
+    if (head->empty()) continue;
+    if (step <= 0) {
+      std::vector<double> steps;
+      for (const telemetry::RowHead& h : *head) steps.push_back(h.step_s);
+      std::nth_element(steps.begin(), steps.begin() + static_cast<long>(steps.size() / 2), steps.end());
+      step = std::max(1e-3, steps[steps.size() / 2]);
+    }
+    present.emplace_back(i, head->front().job_id);
+  }
+  if (present.empty())
+    return make_error(Errc::invalid_input,
+                      "no samples in the window " + format_time(from) + " .. " + format_time(to), db_path);
   Profiler prof(from, to, step);
   std::set<std::string> hosts;
-  std::uint64_t points = 0;
-  for (std::size_t i = 0; i < chosen.size(); ++i) {
+  for (const auto& [i, job] : present) {
     const telemetry::StoredDevice& d = chosen[i];
-    if (progress) progress(static_cast<double>(i) / static_cast<double>(chosen.size() + 1), d.host + " gpu " + std::to_string(d.index));
-    DeviceKey key{d.host, d.index, d.uuid, d.model, ""};
-    int idx = -1;
-    std::string job_filter = match.labels.count("job") ? match.labels.at("job") : "";
-    bool job_known = false;
-    Result<void> r = (*store)->scan(d.id, from, to, [&](const telemetry::StoredSample& s) {
-      if (!job_filter.empty() && s.sample.job != job_filter) return;
-      if (idx < 0) {
-        key.job = s.sample.job;
-        idx = prof.add_device(key);
+    slot[i] = prof.add_device(DeviceKey{d.host, d.index, d.uuid, d.model, job_name(job)});
+    hosts.insert(d.host);
+  }
+
+  // Devices (then hosts) are read in parallel, one SQLite connection per
+  // reader thread; the profiler takes whole batches under a lock (it is
+  // ~10x faster than reading, so the readers rarely wait on it).
+  const std::vector<std::string> host_list(hosts.begin(), hosts.end());
+  const std::size_t tasks = present.size() + host_list.size();
+  std::mutex mu;
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::optional<Error> failure;
+  std::uint64_t points = 0;
+  auto reader = [&](telemetry::Store* own) {
+    std::unique_ptr<telemetry::Store> conn;
+    if (!own) {
+      Result<std::unique_ptr<telemetry::Store>> c = telemetry::Store::open_read_only(db_path);
+      if (!c) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failure) failure = c.error();
+        return;
       }
-      if (!job_known && !s.sample.job.empty()) job_known = true;
-      const telemetry::DeviceSample& x = s.sample;
-      Obs o;
-      o.t_s = s.time_s;
-      o.util_pct = f(x.gpu_util_pct);
-      o.mem_copy_pct = f(x.mem_copy_util_pct);
-      o.fb_used_bytes = f(x.fb_used_bytes);
-      if (x.fb_used_bytes && x.fb_free_bytes) o.fb_total_bytes = static_cast<float>(*x.fb_used_bytes + *x.fb_free_bytes);
-      else if (d.mem_total_bytes) o.fb_total_bytes = static_cast<float>(*d.mem_total_bytes);
-      o.temp_c = f(x.temp_c);
-      o.power_w = f(x.power_w);
-      o.sm_clock_mhz = f(x.sm_clock_mhz);
-      o.throttle_bits = x.throttle_reasons ? static_cast<double>(*x.throttle_reasons) : NAN;
-      prof.add(idx, o);
-      ++points;
-    });
-    if (!r) return make_error(r.error());
-    if (idx >= 0) hosts.insert(d.host);
+      conn = std::move(*c);
+      own = conn.get();
+    }
+    std::vector<Obs> obs;
+    for (std::size_t k; (k = next.fetch_add(1)) < tasks;) {
+      Result<void> r;
+      std::string what;
+      if (k >= present.size()) {
+        const std::string& h = host_list[k - present.size()];
+        what = h + " host";
+        r = own->scan_host_rows(h, from, to, [&](const telemetry::HostRow* rows, std::size_t n) {
+          std::lock_guard<std::mutex> lock(mu);
+          for (std::size_t j = 0; j < n; ++j)
+            prof.add_host(h, rows[j].time_s, static_cast<float>(rows[j].cpu_busy_pct),
+                               static_cast<float>(rows[j].cpu_iowait_pct));
+        });
+      } else {
+        const std::size_t i = present[k].first;
+        const telemetry::StoredDevice& d = chosen[i];
+        what = d.host + " gpu " + std::to_string(d.index);
+        const float mem_total = d.mem_total_bytes ? static_cast<float>(*d.mem_total_bytes) : NAN;
+        r = own->scan_rows(
+            d.id, from, to,
+            [&](const telemetry::SampleRow* rows, std::size_t n) {
+              obs.resize(n);
+              for (std::size_t j = 0; j < n; ++j) {
+                const telemetry::SampleRow& x = rows[j];
+                Obs& o = obs[j];
+                o.t_s = x.time_s;
+                o.util_pct = static_cast<float>(x.gpu_util_pct);
+                o.mem_copy_pct = static_cast<float>(x.mem_copy_util_pct);
+                o.fb_used_bytes = static_cast<float>(x.fb_used_bytes);
+                o.fb_total_bytes = !std::isnan(x.fb_used_bytes) && !std::isnan(x.fb_free_bytes)
+                                       ? static_cast<float>(x.fb_used_bytes + x.fb_free_bytes)
+                                       : mem_total;
+                o.temp_c = static_cast<float>(x.temp_c);
+                o.power_w = static_cast<float>(x.power_w);
+                o.sm_clock_mhz = static_cast<float>(x.sm_clock_mhz);
+                o.throttle_bits = x.throttle_reasons;
+              }
+              std::lock_guard<std::mutex> lock(mu);
+              for (const Obs& o : obs) prof.add(slot[i], o);
+              points += n;
+            },
+            job_filter);
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      if (!r && !failure) failure = r.error();
+      ++done;
+      if (progress) progress(static_cast<double>(done) / static_cast<double>(tasks + 1), what);
+    }
+  };
+  const unsigned threads =
+      static_cast<unsigned>(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::min<std::size_t>(tasks, 8)));
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(reader, nullptr);
+    reader(store->get());
   }
-  for (const std::string& h : hosts) {
-    Result<std::vector<telemetry::StoredHostSample>> hs = (*store)->query_host(h, from, to);
-    if (!hs) return make_error(hs.error());
-    for (const telemetry::StoredHostSample& s : *hs) prof.add_host(h, s.time_s, f(s.host.cpu_busy_pct), f(s.host.cpu_iowait_pct));
-  }
+  if (failure) return make_error(*failure);
   if (points == 0)
     return make_error(Errc::invalid_input,
                       "no samples in the window " + format_time(from) + " .. " + format_time(to), db_path);

@@ -3,7 +3,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include <fmt/format.h>
 
@@ -163,7 +165,9 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, const StoreO
 
 Result<std::unique_ptr<Store>> Store::open_read_only(const std::string& path) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  // NOMUTEX: the connection serves one thread (store.h), so SQLite's
+  // per-call locking is pure cost on the read path.
+  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   std::unique_ptr<Store> store(new Store(db, path, {}));
   if (rc != SQLITE_OK) return make_error(store->fail("cannot open").code, store->fail("cannot open").message, path);
   sqlite3_busy_timeout(db, 2000);
@@ -175,6 +179,9 @@ Result<std::unique_ptr<Store>> Store::open_read_only(const std::string& path) {
   }
   if (std::atoi(v.col_text(0).c_str()) != kStoreSchemaVersion)
     return make_error(Errc::invalid_input, "unsupported schema version " + v.col_text(0), path);
+  // Long scans read pages through a memory map rather than copying them
+  // into the page cache (no effect where mmap is unavailable).
+  (void)store->exec("PRAGMA mmap_size=4294967296");
   return store;
 }
 
@@ -367,6 +374,95 @@ Result<void> Store::scan(std::int64_t device, double from_s, double to_s,
   }
   if (rc != SQLITE_DONE) return make_error(fail("cannot read samples"));
   return {};
+}
+
+namespace {
+// Batches of rows from a prepared statement whose column 0 is ts_ms and
+// columns 1..N are numbers (NULL -> NaN); one column call per value.
+template <class Row, std::size_t N>
+Result<void> stream_rows(sqlite3_stmt* st, double Row::*const (&cols)[N],
+                         const std::function<void(const Row*, std::size_t)>& fn, const std::function<Error()>& fail) {
+  constexpr std::size_t kBatch = 4096;
+  std::vector<Row> rows(kBatch);
+  std::size_t n = 0;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    Row& r = rows[n];
+    r.time_s = static_cast<double>(sqlite3_column_int64(st, 0)) / 1000.0;
+    for (std::size_t i = 0; i < N; ++i) {
+      sqlite3_value* v = sqlite3_column_value(st, static_cast<int>(i + 1));
+      r.*cols[i] = sqlite3_value_type(v) == SQLITE_NULL ? std::nan("") : sqlite3_value_double(v);
+    }
+    if (++n == kBatch) {
+      fn(rows.data(), n);
+      n = 0;
+    }
+  }
+  if (rc != SQLITE_DONE) return make_error(fail());
+  if (n) fn(rows.data(), n);
+  return {};
+}
+}  // namespace
+
+Result<void> Store::scan_rows(std::int64_t device, double from_s, double to_s,
+                              const std::function<void(const SampleRow*, std::size_t)>& fn,
+                              std::optional<std::int64_t> job_id) {
+  Stmt q(db_, fmt::format("SELECT ts_ms, gpu_util_pct, mem_copy_util_pct, fb_used_bytes, fb_free_bytes, temp_c, "
+                          "power_w, sm_clock_mhz, throttle_reasons FROM samples "
+                          "WHERE device_id = ?1 AND ts_ms >= ?2 AND ts_ms < ?3 {} ORDER BY ts_ms",
+                          job_id ? "AND job_id = ?4" : "")
+                  .c_str());
+  if (!q.ok()) return make_error(fail("cannot query samples"));
+  sqlite3_bind_int64(q.get(), 1, device);
+  sqlite3_bind_int64(q.get(), 2, to_ms(from_s));
+  sqlite3_bind_int64(q.get(), 3, to_ms(to_s));
+  if (job_id) sqlite3_bind_int64(q.get(), 4, *job_id);
+  static constexpr double SampleRow::*kCols[] = {
+      &SampleRow::gpu_util_pct, &SampleRow::mem_copy_util_pct, &SampleRow::fb_used_bytes, &SampleRow::fb_free_bytes,
+      &SampleRow::temp_c,       &SampleRow::power_w,           &SampleRow::sm_clock_mhz,  &SampleRow::throttle_reasons};
+  return stream_rows<SampleRow>(q.get(), kCols, fn, [this] { return fail("cannot read samples"); });
+}
+
+Result<std::vector<RowHead>> Store::head(std::int64_t device, double from_s, double to_s,
+                                         std::optional<std::int64_t> job_id, std::size_t limit) {
+  Stmt q(db_, fmt::format("SELECT step_s, job_id FROM samples WHERE device_id = ?1 AND ts_ms >= ?2 AND ts_ms < ?3 {} "
+                          "ORDER BY ts_ms LIMIT ?5",
+                          job_id ? "AND job_id = ?4" : "")
+                  .c_str());
+  if (!q.ok()) return make_error(fail("cannot query samples"));
+  sqlite3_bind_int64(q.get(), 1, device);
+  sqlite3_bind_int64(q.get(), 2, to_ms(from_s));
+  sqlite3_bind_int64(q.get(), 3, to_ms(to_s));
+  if (job_id) sqlite3_bind_int64(q.get(), 4, *job_id);
+  sqlite3_bind_int64(q.get(), 5, static_cast<std::int64_t>(std::min<std::size_t>(limit, 1u << 30)));
+  std::vector<RowHead> out;
+  int rc;
+  while ((rc = sqlite3_step(q.get())) == SQLITE_ROW)
+    out.push_back({sqlite3_column_double(q.get(), 0), sqlite3_column_int64(q.get(), 1)});
+  if (rc != SQLITE_DONE) return make_error(fail("cannot read samples"));
+  return out;
+}
+
+Result<void> Store::scan_host_rows(const std::string& host, double from_s, double to_s,
+                                   const std::function<void(const HostRow*, std::size_t)>& fn) {
+  Stmt q(db_, "SELECT ts_ms, cpu_busy_pct, cpu_iowait_pct FROM host_samples WHERE host = ? AND ts_ms >= ? "
+              "AND ts_ms < ? ORDER BY ts_ms");
+  if (!q.ok()) return make_error(fail("cannot query host samples"));
+  q.bind_text(1, host);
+  sqlite3_bind_int64(q.get(), 2, to_ms(from_s));
+  sqlite3_bind_int64(q.get(), 3, to_ms(to_s));
+  static constexpr double HostRow::*kCols[] = {&HostRow::cpu_busy_pct, &HostRow::cpu_iowait_pct};
+  return stream_rows<HostRow>(q.get(), kCols, fn, [this] { return fail("cannot read host samples"); });
+}
+
+Result<std::map<std::int64_t, std::string>> Store::jobs() {
+  Stmt q(db_, "SELECT id, name FROM jobs");
+  if (!q.ok()) return make_error(fail("cannot query jobs"));
+  std::map<std::int64_t, std::string> out;
+  int rc;
+  while ((rc = sqlite3_step(q.get())) == SQLITE_ROW) out[sqlite3_column_int64(q.get(), 0)] = q.col_text(1);
+  if (rc != SQLITE_DONE) return make_error(fail("cannot read jobs"));
+  return out;
 }
 
 Result<std::vector<StoredSample>> Store::query(std::int64_t device, double from_s, double to_s) {

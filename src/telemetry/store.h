@@ -49,6 +49,26 @@ struct StoredSample {
   DeviceSample sample;  // processes are not stored; sample.job is the job label
 };
 
+// The columns `rooftop analyze` reads, as plain numbers: NaN where a value
+// was not recorded. Cheaper to produce than StoredSample (no optionals, no
+// strings), which matters at 20 M rows: SQLite's cost grows with every
+// column read, so only these are.
+struct SampleRow {
+  double time_s = 0;
+  double gpu_util_pct = 0, mem_copy_util_pct = 0, fb_used_bytes = 0, fb_free_bytes = 0, temp_c = 0, power_w = 0,
+         sm_clock_mhz = 0, throttle_reasons = 0;
+};
+struct HostRow {
+  double time_s = 0;
+  double cpu_busy_pct = 0, cpu_iowait_pct = 0;  // NaN when not recorded
+};
+// The first rows of a device in a window: how often it was sampled and
+// under which job.
+struct RowHead {
+  double step_s = 0;
+  std::int64_t job_id = 0;  // key into Store::jobs(); 0 = no job label
+};
+
 struct StoredHostSample {
   double time_s = 0;
   double step_s = 0;
@@ -62,7 +82,8 @@ class Store {
   // rooftop, locked by another writer, or not writable (Errc::invalid_input,
   // so `rooftop monitor` exits 2 before it starts serving).
   static Result<std::unique_ptr<Store>> open(const std::string& path, const StoreOptions& opts);
-  // Opens an existing database for reading only (analyze).
+  // Opens an existing database for reading only (analyze). The connection
+  // is for one thread: open one per reader thread.
   static Result<std::unique_ptr<Store>> open_read_only(const std::string& path);
   ~Store();
 
@@ -76,6 +97,20 @@ class Store {
   // Rows of one device with from_s <= time < to_s, oldest first, streamed.
   Result<void> scan(std::int64_t device_id, double from_s, double to_s,
                     const std::function<void(const StoredSample&)>& fn);
+  // The same rows as scan() as SampleRows, handed over in batches of up to
+  // a few thousand; only rows labelled `job_id` when it is set. The fast
+  // path for long windows.
+  Result<void> scan_rows(std::int64_t device_id, double from_s, double to_s,
+                         const std::function<void(const SampleRow* rows, std::size_t n)>& fn,
+                         std::optional<std::int64_t> job_id = std::nullopt);
+  // Step and job of the first `limit` rows of scan_rows().
+  Result<std::vector<RowHead>> head(std::int64_t device_id, double from_s, double to_s,
+                                    std::optional<std::int64_t> job_id, std::size_t limit);
+  // Host CPU rows in [from_s, to_s), in batches, like scan_rows().
+  Result<void> scan_host_rows(const std::string& host, double from_s, double to_s,
+                              const std::function<void(const HostRow* rows, std::size_t n)>& fn);
+  // Job labels by id.
+  Result<std::map<std::int64_t, std::string>> jobs();
   Result<std::vector<StoredSample>> query(std::int64_t device_id, double from_s, double to_s);
   // (oldest, newest) sample time over all devices (Unix s); invalid_input when empty.
   Result<std::pair<double, double>> time_range();

@@ -17,8 +17,6 @@ free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0));
 "$ROOFTOP" trace synth io-bound --devices 2 --host node-a --duration "${DUR}s" --out a.csv --labels a.json 2>/dev/null
 "$ROOFTOP" trace synth mix --devices 9 --host node-b --duration "${DUR}s" --out b.csv --labels b.json 2>/dev/null
 PA=$(free_port); PB=$(free_port); PP=$(free_port)
-"$ROOFTOP" monitor --listen 127.0.0.1:$PA --interval 1s --backends fake:a.csv --db a.db >a.log 2>&1 & pids+=($!)
-"$ROOFTOP" monitor --listen 127.0.0.1:$PB --interval 1s --backends fake:b.csv --db b.db >b.log 2>&1 & pids+=($!)
 cat > prom.yml <<YML
 global: {scrape_interval: 1s, evaluation_interval: 1s}
 scrape_configs:
@@ -27,13 +25,25 @@ scrape_configs:
 YML
 prometheus --config.file=prom.yml --storage.tsdb.path=tsdb --web.listen-address=127.0.0.1:$PP \
   --log.level=warn >prom.log 2>&1 & pids+=($!)
-for i in $(seq 60); do curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && break; sleep 1; done
-FROM=$(date +%s); FROM=$((FROM + 5))
-sleep $((DUR + 5))
-TO=$(date +%s)
-kill "${pids[0]}" "${pids[1]}"; wait "${pids[0]}" "${pids[1]}" 2>/dev/null || true
-# The series are in Prometheus (read back through its query API).
-curl -sf "http://127.0.0.1:$PP/api/v1/query?query=count(DCGM_FI_DEV_GPU_UTIL)" | grep -q '"11"'
+ready=0
+for i in $(seq 120); do curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && { ready=1; break; }; sleep 1; done
+[ $ready = 1 ] || { echo "Prometheus did not become ready in 120 s"; cat prom.log; exit 1; }
+# The monitors start once Prometheus is ready, so the replayed traces begin
+# when scraping does and the window below covers one pass of each trace.
+T0=$(date +%s)
+"$ROOFTOP" monitor --listen 127.0.0.1:$PA --interval 1s --backends fake:a.csv --db a.db >a.log 2>&1 & pids+=($!)
+"$ROOFTOP" monitor --listen 127.0.0.1:$PB --interval 1s --backends fake:b.csv --db b.db >b.log 2>&1 & pids+=($!)
+FROM=$((T0 + 5)); TO=$((T0 + DUR - 1))
+sleep $((TO - $(date +%s) + 3))
+# The series are in Prometheus (read back through its query API), asked at a
+# time when both monitors were still up: after they stop, Prometheus marks
+# their series stale.
+q=$(curl -sf "http://127.0.0.1:$PP/api/v1/query?query=count(DCGM_FI_DEV_GPU_UTIL)&time=$TO") \
+  || { echo "Prometheus query failed"; cat prom.log; exit 1; }
+grep -q '"11"' <<<"$q" || { echo "want 11 GPU series in Prometheus, got: $q"; tail -n 20 prom.log a.log b.log; exit 1; }
+# Monitor b stops; monitor a stays up to play "an exporter that is not a
+# Prometheus" below (its store is read while it writes: SQLite WAL).
+kill "${pids[2]}"; wait "${pids[2]}" 2>/dev/null || true
 
 TH=(--threshold min_window_s=60)
 "$ROOFTOP" analyze --db a.db --from "$FROM" --to "$TO" "${TH[@]}" --json >db-a.json

@@ -21,6 +21,16 @@ grep -q "idle" table.txt && grep -q "Recommendations" table.txt
 grep -q "<svg" report.html && ! grep -q "http://\|https://" <(grep -v "xmlns" report.html)
 ls report-*.svg >/dev/null && grep -q "report-" report.md
 
+# --match job= keeps exactly the devices of that job (the straggler job of the mix).
+"$ROOFTOP" analyze --db mix.db --match job=train-1 --json >job.json 2>/dev/null
+$PY - <<'PYEOF'
+import json
+d = json.load(open("job.json"))
+assert len(d["devices"]) == 3 and {x["job"] for x in d["devices"]} == {"train-1"}, d["devices"]
+assert d["points"] == sum(x["samples"] for x in d["devices"])
+assert {f["kind"] for f in d["findings"]} == {"straggler"}, d["findings"]
+PYEOF
+
 "$ROOFTOP" trace synth healthy --db healthy.db 2>/dev/null
 "$ROOFTOP" analyze --db healthy.db --json | $PY -c 'import json,sys; assert json.load(sys.stdin)["findings"] == []'
 
@@ -33,6 +43,8 @@ expect_2 "$ROOFTOP" analyze --db missing.db
 expect_2 "$ROOFTOP" analyze --db mix.db --since 7parsecs
 expect_2 "$ROOFTOP" analyze --db mix.db --from 2000 --to 1000
 expect_2 "$ROOFTOP" analyze --db mix.db --from 1000 --to 2000
+grep -q "no samples" err.txt
+expect_2 "$ROOFTOP" analyze --db mix.db --match job=nosuchjob
 grep -q "no samples" err.txt
 expect_2 "$ROOFTOP" analyze --db mix.db --threshold idle_pct=3
 expect_2 "$ROOFTOP" analyze

@@ -1,6 +1,7 @@
 // Store: round trip, retention, downsampling, and start-up diagnostics.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <sqlite3.h>
 
@@ -82,6 +83,71 @@ TEST(Store, RetentionDeletesAndDownsamplingAverages) {
   EXPECT_EQ((*store)->query_host("node-a", 0, 1e12)->size(), 3u);
   ASSERT_TRUE((*store)->maintain(t0 + 1050));  // first bucket now past retention
   EXPECT_EQ((*store)->query(id, 0, 1e12)->size(), 2u);
+}
+
+// The batched read path (analyze) returns the same rows as query(): NULL as
+// NaN, batches split at the right places, job filter and host rows.
+TEST(Store, BatchedScanMatchesQuery) {
+  const std::string dir = test::scratch_dir("store_rows");
+  auto store = Store::open(dir + "/h.db", {});
+  ASSERT_TRUE(store);
+  constexpr int kRows = 9000;  // more than two batches
+  for (int i = 0; i < kRows; ++i) {
+    Snapshot s = round(1000 + i, i % 101, static_cast<std::uint64_t>(i % 3));
+    s.devices[0].sample.job = i < 5000 ? "train" : "eval";
+    if (i % 7 == 0) s.devices[0].sample.gpu_util_pct.reset();
+    s.devices[0].sample.temp_c = 40.5 + i % 9;
+    ASSERT_TRUE((*store)->append(s));
+  }
+  auto reader = Store::open_read_only(dir + "/h.db");
+  ASSERT_TRUE(reader);
+  const auto id = (*reader)->devices()->at(0).id;
+  auto want = (*reader)->query(id, 1100, 9500);
+  ASSERT_TRUE(want);
+  std::vector<SampleRow> got;
+  std::vector<std::size_t> batches;
+  ASSERT_TRUE((*reader)->scan_rows(id, 1100, 9500, [&](const SampleRow* r, std::size_t n) {
+    got.insert(got.end(), r, r + n);
+    batches.push_back(n);
+  }));
+  ASSERT_EQ(got.size(), want->size());
+  EXPECT_EQ(got.size(), 8400u);
+  EXPECT_EQ(batches, (std::vector<std::size_t>{4096, 4096, 208}));
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const DeviceSample& w = (*want)[i].sample;
+    ASSERT_DOUBLE_EQ(got[i].time_s, (*want)[i].time_s);
+    if (w.gpu_util_pct) ASSERT_DOUBLE_EQ(got[i].gpu_util_pct, *w.gpu_util_pct);
+    else ASSERT_TRUE(std::isnan(got[i].gpu_util_pct)) << i;
+    ASSERT_DOUBLE_EQ(got[i].power_w, *w.power_w);
+    ASSERT_DOUBLE_EQ(got[i].temp_c, *w.temp_c);
+    ASSERT_DOUBLE_EQ(got[i].throttle_reasons, static_cast<double>(*w.throttle_reasons));
+    ASSERT_TRUE(std::isnan(got[i].fb_used_bytes));  // never recorded
+  }
+  // The job filter and the head of a window.
+  auto jobs = (*reader)->jobs();
+  ASSERT_TRUE(jobs);
+  std::int64_t eval = 0;
+  for (const auto& [k, v] : *jobs) eval = v == "eval" ? k : eval;
+  ASSERT_NE(eval, 0);
+  std::size_t n_eval = 0;
+  ASSERT_TRUE((*reader)->scan_rows(id, 0, 1e12, [&](const SampleRow* r, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) EXPECT_GE(r[i].time_s, 6000);
+    n_eval += n;
+  }, eval));
+  EXPECT_EQ(n_eval, 4000u);
+  auto head = (*reader)->head(id, 0, 1e12, eval, 3);
+  ASSERT_TRUE(head);
+  ASSERT_EQ(head->size(), 3u);
+  EXPECT_EQ((*head)[0].job_id, eval);
+  EXPECT_DOUBLE_EQ((*head)[0].step_s, 1);
+  EXPECT_TRUE((*reader)->head(id, 0, 1e12, 12345, 3)->empty());
+  std::vector<HostRow> host;
+  ASSERT_TRUE((*reader)->scan_host_rows("node-a", 1000, 1010, [&](const HostRow* r, std::size_t n) {
+    host.insert(host.end(), r, r + n);
+  }));
+  ASSERT_EQ(host.size(), 10u);
+  EXPECT_DOUBLE_EQ(host[4].cpu_busy_pct, 2.0);  // util 4 / 2
+  EXPECT_TRUE(std::isnan(host[4].cpu_iowait_pct));
 }
 
 TEST(Store, StartUpProblemsAreBadInputNamingTheFile) {
