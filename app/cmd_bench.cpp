@@ -80,7 +80,8 @@ json to_json(const bench::Report& r) {
   for (const auto& m : r.memory)
     j["memory"].push_back({{"level", m.level}, {"kernel", m.kernel}, {"threads", m.threads},
                            {"working_set_bytes", m.working_set_bytes}, {"bytes_per_s", m.bytes_per_s},
-                           {"p10_bytes_per_s", m.p10}, {"p90_bytes_per_s", m.p90}});
+                           {"p10_bytes_per_s", m.p10}, {"p90_bytes_per_s", m.p90},
+                           {"best_bytes_per_s", m.best}});
   for (const auto& p : r.sweep)
     j["memory_sweep"].push_back({{"kernel", p.kernel}, {"threads", p.threads}, {"working_set_bytes", p.working_set_bytes},
                                  {"level", p.level}, {"bytes_per_s", stats_json(p.bytes_per_s)}, {"verified", p.verified}});

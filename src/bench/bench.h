@@ -77,6 +77,7 @@ struct MemoryLevel {
   double working_set_bytes = 0;  // the largest point used
   double bytes_per_s = 0;
   double p10 = 0, p90 = 0;       // spread of the points' medians
+  double best = 0;               // the fastest single repetition of any point
 };
 
 // One all-reduce size (nccl-tests definitions, see collective.h).

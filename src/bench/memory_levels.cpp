@@ -37,10 +37,11 @@ std::vector<MemoryLevel> summarize_levels(const std::vector<MemoryPoint>& sweep)
       return g.level.kernel == p.kernel && g.level.threads == p.threads && g.level.level == p.level;
     });
     if (it == groups.end()) {
-      groups.push_back(Group{MemoryLevel{p.level, p.kernel, p.threads, 0, 0, 0, 0}, {}});
+      groups.push_back(Group{MemoryLevel{p.level, p.kernel, p.threads, 0, 0, 0, 0, 0}, {}});
       it = groups.end() - 1;
     }
     it->medians.push_back(p.bytes_per_s.median);
+    it->level.best = std::max(it->level.best, p.bytes_per_s.max);
     it->level.working_set_bytes = std::max(it->level.working_set_bytes, p.working_set_bytes);
   }
   std::vector<MemoryLevel> out;

@@ -179,9 +179,9 @@ Result<std::unique_ptr<Store>> Store::open_read_only(const std::string& path) {
   }
   if (std::atoi(v.col_text(0).c_str()) != kStoreSchemaVersion)
     return make_error(Errc::invalid_input, "unsupported schema version " + v.col_text(0), path);
-  // Long scans read pages through a memory map rather than copying them
-  // into the page cache (no effect where mmap is unavailable).
-  (void)store->exec("PRAGMA mmap_size=4294967296");
+  // No mmap (SQLite's default): a memory-mapped 1 GB store read end to end
+  // made analyze's RSS 2.4 GB and was no faster than reads through its small
+  // page cache (30 days x 8 devices: 8.5 s mapped, 7.9 s not; 23 MB RSS).
   return store;
 }
 

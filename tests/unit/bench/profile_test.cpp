@@ -28,8 +28,8 @@ Report sample_report() {
   r.compute = {peak(Precision::fp64, "avx512_fma", 162e9), peak(Precision::fp32, "avx512_fma", 309e9),
                peak(Precision::bf16, "avx512_bf16", 153e9), peak(Precision::bf16, "amx", 2503e9),
                peak(Precision::int8, "amx", 6449e9), peak(Precision::fp64, "openblas_dgemm", 110e9, true)};
-  r.memory = {MemoryLevel{"DRAM", "triad", 2, 2e9, 27.9e9, 0, 0}, MemoryLevel{"DRAM", "triad_nt", 2, 2e9, 40.1e9, 0, 0},
-              MemoryLevel{"DRAM", "triad_nt", 1, 2e9, 22.5e9, 0, 0}, MemoryLevel{"L1", "triad", 2, 32e3, 575e9, 0, 0}};
+  r.memory = {MemoryLevel{"DRAM", "triad", 2, 2e9, 27.9e9, 0, 0, 0}, MemoryLevel{"DRAM", "triad_nt", 2, 2e9, 40.1e9, 0, 0, 0},
+              MemoryLevel{"DRAM", "triad_nt", 1, 2e9, 22.5e9, 0, 0, 0}, MemoryLevel{"L1", "triad", 2, 32e3, 575e9, 0, 0, 0}};
   return r;
 }
 
