@@ -1,7 +1,5 @@
 // Reading a fleet's history from a Prometheus server's HTTP API
 // (/api/v1/query_range), for dcgm-exporter names or rooftop_* names.
-#include <httplib.h>
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -9,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "analyze/http.h"
 #include "analyze/sources.h"
 #include "core/text.h"
 
@@ -36,7 +35,8 @@ const MetricMap kMetrics[] = {
 };
 
 struct Client {
-  std::unique_ptr<httplib::Client> http;
+  std::string host;
+  int port = 80;
   std::string url;
 };
 
@@ -49,20 +49,17 @@ Result<Client> connect(const std::string& url) {
                                                    : "expected http://HOST:PORT",
                       "--prometheus " + url);
   int port = m[3].matched ? std::stoi(m[3].str()) : 80;
-  Client c{std::make_unique<httplib::Client>(m[1].str(), port), url};
-  c.http->set_connection_timeout(5, 0);
-  c.http->set_read_timeout(60, 0);
-  return c;
+  if (port < 1 || port > 65535) return make_error(Errc::invalid_input, "port out of range", "--prometheus " + url);
+  return Client{m[1].str(), port, url};
 }
 
 // Runs one query_range; returns data.result (a JSON array).
 Result<nlohmann::json> query_range(Client& c, const std::string& q, double from, double to, double step) {
-  httplib::Params params{{"query", q}, {"start", fmt::format("{:.3f}", from)}, {"end", fmt::format("{:.3f}", to)},
-                         {"step", fmt::format("{}", step)}};
-  httplib::Result res = c.http->Post("/api/v1/query_range", params);
+  Result<HttpResponse> res = http_post_form(
+      c.host, c.port, "/api/v1/query_range",
+      {{"query", q}, {"start", fmt::format("{:.3f}", from)}, {"end", fmt::format("{:.3f}", to)}, {"step", fmt::format("{}", step)}});
   if (!res)
-    return make_error(Errc::invalid_input, "cannot reach Prometheus (" + httplib::to_string(res.error()) + ")",
-                      "--prometheus " + c.url);
+    return make_error(Errc::invalid_input, "cannot reach Prometheus (" + res.error().message + ")", "--prometheus " + c.url);
   nlohmann::json j = nlohmann::json::parse(res->body, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return make_error(Errc::invalid_input,

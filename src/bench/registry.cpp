@@ -39,7 +39,9 @@ Result<std::vector<CollectiveResult>> collective_worker(const Options& o, int* r
 
 std::optional<std::string> openblas_coretype_fix() {
 #if ROOFTOP_HAVE_OPENBLAS
-  return cpu::suggest_openblas_coretype(cpu::openblas_library()->core_name(), cpu_features());
+  if (const cpu::GemmLibrary* lib = cpu::openblas_library())
+    return cpu::suggest_openblas_coretype(lib->core_name(), cpu_features());
+  return std::nullopt;
 #else
   return std::nullopt;
 #endif
@@ -48,7 +50,7 @@ std::optional<std::string> openblas_coretype_fix() {
 std::map<std::string, std::string> library_versions() {
   std::map<std::string, std::string> out;
 #if ROOFTOP_HAVE_OPENBLAS
-  out["openblas"] = cpu::openblas_library()->version();
+  if (const cpu::GemmLibrary* lib = cpu::openblas_library()) out["openblas"] = lib->version();
 #endif
 #if ROOFTOP_HAVE_MPI
   out["mpi"] = mpi_library_version();

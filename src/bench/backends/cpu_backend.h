@@ -29,6 +29,7 @@ std::optional<std::string> suggest_openblas_coretype(const std::string& core_nam
 
 // OpenBLAS, defined in blas/openblas_gemm.cpp, which is compiled only when
 // CMake found OpenBLAS; referenced only from registry.cpp.
+// Null when OpenBLAS cannot be loaded at run time.
 const GemmLibrary* openblas_library();
 
 // `lib` may be null (no BLAS built in).

@@ -1,6 +1,10 @@
 // OpenBLAS sgemm/dgemm as the achievable dense rate next to the peak
 // kernels (the anchors: dgemm ~91 %, sgemm ~94 % of the FMA kernel when the
-// core type is right). Built only when CMake found OpenBLAS.
+// core type is right). Built when CMake found OpenBLAS's header; the library
+// itself is dlopened on first use (core/dynlib.h), so a rooftop binary starts
+// where OpenBLAS is not installed (bench then has no GEMM row), and processes
+// that never run a GEMM (`rooftop monitor`) do not map it: OpenBLAS and its
+// libgfortran are ~2 MB of resident pages at start.
 #include <cblas.h>
 
 #include <algorithm>
@@ -10,14 +14,42 @@
 
 #include "bench/backends/cpu_backend.h"
 #include "bench/runner.h"
+#include "core/dynlib.h"
 
 namespace rooftop::bench::cpu {
 namespace {
 
-std::string openblas_core() { return openblas_get_corename(); }
+// The few OpenBLAS entry points used, with cblas.h's own signatures.
+struct Api {
+  explicit Api(DynLib l) : lib(std::move(l)) {}
+  DynLib lib;
+  decltype(&::openblas_get_corename) corename = nullptr;
+  decltype(&::openblas_get_config) config = nullptr;
+  decltype(&::openblas_set_num_threads) set_num_threads = nullptr;
+  decltype(&::cblas_dgemm) dgemm = nullptr;
+  decltype(&::cblas_sgemm) sgemm = nullptr;
+};
+
+// Loaded once; null when no OpenBLAS loads or a function is missing.
+const Api* api() {
+  static const std::unique_ptr<Api> a = []() -> std::unique_ptr<Api> {
+    Result<DynLib> lib = DynLib::open({"libopenblas.so.0", "libopenblas.so"});
+    if (!lib) return nullptr;
+    auto out = std::make_unique<Api>(std::move(*lib));
+    if (!out->lib.require(out->corename, {"openblas_get_corename"}) ||
+        !out->lib.require(out->config, {"openblas_get_config"}) ||
+        !out->lib.require(out->set_num_threads, {"openblas_set_num_threads"}) ||
+        !out->lib.require(out->dgemm, {"cblas_dgemm"}) || !out->lib.require(out->sgemm, {"cblas_sgemm"}))
+      return nullptr;
+    return out;
+  }();
+  return a.get();
+}
+
+std::string openblas_core() { return api()->corename(); }
 
 std::string openblas_version() {
-  std::string config = openblas_get_config();  // "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Prescott MAX_THREADS=64"
+  std::string config = api()->config();  // "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Prescott MAX_THREADS=64"
   std::string version = config;
   if (config.rfind("OpenBLAS ", 0) == 0) version = config.substr(9, config.find(' ', 9) - 9);
   return version + " (core " + openblas_core() + ")";
@@ -41,7 +73,8 @@ Result<ComputeResult> run_gemm(const Options& o, int threads) {
   auto c = std::make_shared<std::vector<T>>(nn);
   fill(*a, 1);
   fill(*b, 2);
-  openblas_set_num_threads(threads);
+  const Api* blas = api();
+  blas->set_num_threads(threads);
   constexpr bool kDouble = std::is_same_v<T, double>;
   Descriptor d;
   d.name = kDouble ? "openblas dgemm" : "openblas sgemm";
@@ -51,10 +84,10 @@ Result<ComputeResult> run_gemm(const Options& o, int threads) {
   d.run = [=](std::uint64_t reps) {
     for (std::uint64_t r = 0; r < reps; ++r) {
       if constexpr (kDouble)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a->data(), n, b->data(), n, 0.0,
+        blas->dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a->data(), n, b->data(), n, 0.0,
                     c->data(), n);
       else
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a->data(), n, b->data(), n, 0.0f,
+        blas->sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a->data(), n, b->data(), n, 0.0f,
                     c->data(), n);
     }
   };
@@ -104,7 +137,7 @@ Result<std::vector<ComputeResult>> run_openblas(const Options& o, int threads) {
 
 const GemmLibrary* openblas_library() {
   static const GemmLibrary lib{"openblas", openblas_version, openblas_core, run_openblas};
-  return &lib;
+  return api() ? &lib : nullptr;
 }
 
 }  // namespace rooftop::bench::cpu

@@ -1,0 +1,48 @@
+// A small HTTP/1.1 client for one job: POST a form to a Prometheus server
+// over plain http and read the whole answer.
+//
+// Why not cpp-httplib (which Debian ships): its compiled library links
+// OpenSSL, zlib and brotli, and a linked library is loaded by every rooftop
+// process, including the `rooftop monitor` daemon on each GPU node, where it
+// cost ~4 MB of resident memory for a client the daemon never uses. This
+// needs neither TLS nor compression (Prometheus' API over http, like the
+// rest of rooftop's servers on loopback or a cluster network), so it is a
+// socket, a request and a response parser: Content-Length, chunked, or
+// read-to-close bodies.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+
+namespace rooftop::analyze {
+
+struct HttpResponse {
+  int status = 0;
+  std::string body;
+};
+
+struct HttpOptions {
+  double connect_timeout_s = 5;
+  double read_timeout_s = 60;                 // longest silence while waiting for bytes
+  std::size_t max_response_bytes = 1u << 30;  // a larger answer is an error, not an OOM
+};
+
+// application/x-www-form-urlencoded (RFC 3986 unreserved characters kept).
+std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields);
+
+// POSTs `fields` to http://host:port/path. Errors (Errc::io) say what
+// failed in words: "cannot resolve host", "connection refused", "timed out
+// after 5 s", "not an HTTP response", "response larger than 1 GiB".
+Result<HttpResponse> http_post_form(const std::string& host, int port, const std::string& path,
+                                    const std::vector<std::pair<std::string, std::string>>& fields,
+                                    const HttpOptions& opts = {});
+
+// Parses a complete HTTP/1.x response (status line, headers, body in any of
+// the three framings). Exposed for tests.
+Result<HttpResponse> parse_http_response(const std::string& raw);
+
+}  // namespace rooftop::analyze
