@@ -7,12 +7,12 @@
 
 namespace rooftop {
 
-Result<DynLib> DynLib::open(const std::vector<std::string>& candidates) {
+Result<DynLib> DynLib::open(const std::vector<std::string>& candidates, bool global) {
   std::string errors;
   for (const std::string& name : candidates) {
     if (name.empty()) continue;
     dlerror();
-    if (void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) return DynLib(h, name);
+    if (void* h = dlopen(name.c_str(), RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL))) return DynLib(h, name);
     const char* why = dlerror();
     if (!errors.empty()) errors += "; ";
     errors += why ? why : name + ": not loadable";

@@ -23,7 +23,9 @@ class DynLib {
   // Tries each candidate (a soname such as "libnvidia-ml.so.1" or a path) in
   // order with dlopen(RTLD_NOW | RTLD_LOCAL). Errc::not_found, with every
   // dlerror() in the message, when none loads.
-  static Result<DynLib> open(const std::vector<std::string>& candidates);
+  // `global` (RTLD_GLOBAL) is for libraries whose own plugins resolve
+  // symbols from them, such as Open MPI's MCA components.
+  static Result<DynLib> open(const std::vector<std::string>& candidates, bool global = false);
 
   DynLib(DynLib&& other) noexcept;
   DynLib& operator=(DynLib&& other) noexcept;
