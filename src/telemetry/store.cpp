@@ -404,19 +404,32 @@ Result<void> stream_rows(sqlite3_stmt* st, double Row::*const (&cols)[N],
 }
 }  // namespace
 
-Result<void> Store::scan_rows(std::int64_t device, double from_s, double to_s,
-                              const std::function<void(const SampleRow*, std::size_t)>& fn,
-                              std::optional<std::int64_t> job_id) {
-  Stmt q(db_, fmt::format("SELECT ts_ms, gpu_util_pct, mem_copy_util_pct, fb_used_bytes, fb_free_bytes, temp_c, "
-                          "power_w, sm_clock_mhz, throttle_reasons FROM samples "
-                          "WHERE device_id = ?1 AND ts_ms >= ?2 AND ts_ms < ?3 {} ORDER BY ts_ms",
-                          job_id ? "AND job_id = ?4" : "")
-                  .c_str());
-  if (!q.ok()) return make_error(fail("cannot query samples"));
+namespace {
+// One device's rows in [from, to), optionally of one job, oldest first:
+// `columns` selected, `tail` appended (a LIMIT ?5). Parameters ?1..?4 are
+// bound by bind_window().
+std::string window_sql(const char* columns, bool by_job, const char* tail = "") {
+  return fmt::format("SELECT {} FROM samples WHERE device_id = ?1 AND ts_ms >= ?2 AND ts_ms < ?3 {} ORDER BY ts_ms {}",
+                     columns, by_job ? "AND job_id = ?4" : "", tail);
+}
+
+void bind_window(Stmt& q, std::int64_t device, double from_s, double to_s, std::optional<std::int64_t> job_id) {
   sqlite3_bind_int64(q.get(), 1, device);
   sqlite3_bind_int64(q.get(), 2, to_ms(from_s));
   sqlite3_bind_int64(q.get(), 3, to_ms(to_s));
   if (job_id) sqlite3_bind_int64(q.get(), 4, *job_id);
+}
+}  // namespace
+
+Result<void> Store::scan_rows(std::int64_t device, double from_s, double to_s,
+                              const std::function<void(const SampleRow*, std::size_t)>& fn,
+                              std::optional<std::int64_t> job_id) {
+  Stmt q(db_, window_sql("ts_ms, gpu_util_pct, mem_copy_util_pct, fb_used_bytes, fb_free_bytes, temp_c, power_w, "
+                         "sm_clock_mhz, throttle_reasons",
+                         job_id.has_value())
+                  .c_str());
+  if (!q.ok()) return make_error(fail("cannot query samples"));
+  bind_window(q, device, from_s, to_s, job_id);
   static constexpr double SampleRow::*kCols[] = {
       &SampleRow::gpu_util_pct, &SampleRow::mem_copy_util_pct, &SampleRow::fb_used_bytes, &SampleRow::fb_free_bytes,
       &SampleRow::temp_c,       &SampleRow::power_w,           &SampleRow::sm_clock_mhz,  &SampleRow::throttle_reasons};
@@ -425,15 +438,9 @@ Result<void> Store::scan_rows(std::int64_t device, double from_s, double to_s,
 
 Result<std::vector<RowHead>> Store::head(std::int64_t device, double from_s, double to_s,
                                          std::optional<std::int64_t> job_id, std::size_t limit) {
-  Stmt q(db_, fmt::format("SELECT step_s, job_id FROM samples WHERE device_id = ?1 AND ts_ms >= ?2 AND ts_ms < ?3 {} "
-                          "ORDER BY ts_ms LIMIT ?5",
-                          job_id ? "AND job_id = ?4" : "")
-                  .c_str());
+  Stmt q(db_, window_sql("step_s, job_id", job_id.has_value(), "LIMIT ?5").c_str());
   if (!q.ok()) return make_error(fail("cannot query samples"));
-  sqlite3_bind_int64(q.get(), 1, device);
-  sqlite3_bind_int64(q.get(), 2, to_ms(from_s));
-  sqlite3_bind_int64(q.get(), 3, to_ms(to_s));
-  if (job_id) sqlite3_bind_int64(q.get(), 4, *job_id);
+  bind_window(q, device, from_s, to_s, job_id);
   sqlite3_bind_int64(q.get(), 5, static_cast<std::int64_t>(std::min<std::size_t>(limit, 1u << 30)));
   std::vector<RowHead> out;
   int rc;
