@@ -1,8 +1,13 @@
 # rooftop — the two commands of the quick start:
-#   make run    set up this Debian 12 machine, build, run the main job
-#   make test   set up, build, run every test (then the unit tests under ASan+UBSan,
-#               and a build with the CUDA backend when nvcc is installed)
-# Other targets: build, unit, asan, cuda, bench, clean.
+#   make run    set up this Debian 12 machine (build packages only), build the
+#               binary, run the main job
+#   make test   set up the test packages too, build everything, run every unit,
+#               golden and end-to-end test except those labelled `slow`, in parallel
+# And for CI (.ci/run) or before a release:
+#   make check  make test, then the `slow` tests (fixed-time fuzzing, package and
+#               image tests), the unit and golden tests again under ASan+UBSan,
+#               and a build with the CUDA backend when nvcc is installed
+# Other targets: setup, build, unit, asan, cuda, bench, profile, clean.
 
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD     ?= build
@@ -12,35 +17,55 @@ CMAKE_ARGS ?=
 CTEST_ARGS ?=
 # The CUDA benchmark backend is compiled whenever nvcc exists (run only with a GPU).
 NVCC      := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+CONFIGURE  = cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
 
-.PHONY: run test setup build unit asan cuda bench clean
+.PHONY: run test check setup setup-test build build-all unit asan cuda slow bench profile clean
 
+# Packages: `setup` installs what building and running need; `setup-test`
+# adds what the tests drive (GoogleTest, Prometheus, Chromium, clang, ...).
 setup:
 	@bash scripts/setup.sh
+setup-test:
+	@bash scripts/setup.sh --test
 
-$(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)
+# The binary alone (what `make run` needs).
+build: setup
+	@$(CONFIGURE)
+	cmake --build $(BUILD) -j $(JOBS) --target rooftop
 
-build: setup $(BUILD)/build.ninja
+# Everything: the binary, the test programs and the benchmarks. Configuring
+# again lets a tree first built by `make run` pick up the test packages.
+build-all: setup-test
+	@$(CONFIGURE)
 	cmake --build $(BUILD) -j $(JOBS)
+	@bash scripts/build-profile.sh $(BUILD) 10
 
 # The main job on the embedded default scenario.
 run: build
 	./$(BUILD)/rooftop advise data/scenarios/default.yaml
 
-test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
-	$(MAKE) asan
-	$(MAKE) cuda
+test: build-all
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow $(CTEST_ARGS)
 
-unit: build
+check: test slow asan cuda
+
+# Tests labelled `slow`: the ONNX importer's libFuzzer run (its target is
+# built here, with clang, not by `make build-all`) and whatever else needs
+# minutes.
+slow: build-all
+	cmake --build $(BUILD) -j $(JOBS) --target fuzz_onnx_import 2>/dev/null || \
+	  echo "the ONNX fuzzer is not built (needs clang++ and libclang-rt-14-dev); its test says so and passes"
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L slow $(CTEST_ARGS)
+
+unit: build-all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
 
-$(ASAN)/build.ninja:
-	cmake -S . -B $(ASAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DROOFTOP_SANITIZE=address,undefined $(CMAKE_ARGS)
-
 # Unit and golden tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
-asan: setup $(ASAN)/build.ninja
+# Files are compiled one by one here (no unity build), which also checks that
+# every source file includes what it uses; no benchmarks.
+asan: setup-test
+	@cmake -S . -B $(ASAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DROOFTOP_SANITIZE=address,undefined \
+	  -DROOFTOP_UNITY=OFF -DROOFTOP_BUILD_BENCH=OFF $(CMAKE_ARGS) >/dev/null
 	cmake --build $(ASAN) -j $(JOBS)
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -L 'unit|golden' -LE slow
@@ -49,16 +74,20 @@ asan: setup $(ASAN)/build.ninja
 # exists; its tests carry the `gpu` label and skip without a device.
 cuda: setup
 ifneq ($(NVCC),)
-	cmake -S . -B $(CUDA_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROOFTOP_CUDA=ON \
-	  -DCMAKE_CUDA_COMPILER=$(NVCC) -DROOFTOP_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	@cmake -S . -B $(CUDA_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROOFTOP_CUDA=ON \
+	  -DCMAKE_CUDA_COMPILER=$(NVCC) -DROOFTOP_BUILD_TESTS=OFF $(CMAKE_ARGS) >/dev/null
 	cmake --build $(CUDA_BUILD) -j $(JOBS) --target rooftop
 	./$(CUDA_BUILD)/rooftop --version
 else
 	@echo "nvcc not found: the CUDA backend is not compiled"
 endif
 
-bench: build
+bench: build-all
 	@for b in $(BUILD)/bench_*; do echo "== $$b"; $$b --benchmark_min_time=0.2; done
+
+# Where the last build's compile time went (ninja log) and the ccache hit rate.
+profile:
+	@bash scripts/build-profile.sh $(BUILD) 10
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(CUDA_BUILD)

@@ -2,6 +2,7 @@
 // advisor over the catalog, and prints the ranked recommendation as a table,
 // as JSON (--json), and optionally as a Markdown or self-contained HTML
 // report with SVG charts (--report). docs/advise.md describes the scenario.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <chrono>

@@ -1,5 +1,6 @@
 // `rooftop analyze`: utilisation history (the monitor's store, or a
 // Prometheus server) -> findings ranked by impact -> table, JSON or report.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cmath>

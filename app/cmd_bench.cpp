@@ -7,6 +7,7 @@
 // OPENBLAS_CORETYPE when needed; as an MPI rank, be a collective worker;
 // otherwise open the backend, run the suites with progress on stderr, and
 // render the Report.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -94,7 +95,7 @@ json to_json(const bench::Report& r) {
   return j;
 }
 
-std::string g(double v) { return fmt::format("{:.1f}", v / 1e9); }
+std::string giga(double v) { return fmt::format("{:.1f}", v / 1e9); }
 
 void print_tables(const bench::Report& r) {
   const bench::Environment& e = r.env;
@@ -109,10 +110,10 @@ void print_tables(const bench::Report& r) {
                "theory", "@nominal", "%");
     for (const auto& c : r.compute) {
       std::string pct = c.theoretical_flop_per_s ? fmt::format("{:.0f}", 100 * c.flop_per_s.median / *c.theoretical_flop_per_s) : "-";
-      fmt::print("{:<6} {:<15} {:>12} {:>19} {:>12} {:>12} {:>6}{}\n", to_string(c.precision), c.unit, g(c.flop_per_s.median),
-                 g(c.flop_per_s.p10) + ".." + g(c.flop_per_s.p90),
-                 c.theoretical_flop_per_s ? g(*c.theoretical_flop_per_s) : "unknown",
-                 c.theoretical_nominal_flop_per_s ? g(*c.theoretical_nominal_flop_per_s) : "unknown", pct,
+      fmt::print("{:<6} {:<15} {:>12} {:>19} {:>12} {:>12} {:>6}{}\n", to_string(c.precision), c.unit, giga(c.flop_per_s.median),
+                 giga(c.flop_per_s.p10) + ".." + giga(c.flop_per_s.p90),
+                 c.theoretical_flop_per_s ? giga(*c.theoretical_flop_per_s) : "unknown",
+                 c.theoretical_nominal_flop_per_s ? giga(*c.theoretical_nominal_flop_per_s) : "unknown", pct,
                  c.verified ? "" : "  (NOT verified)");
     }
     fmt::print("(theory = cores x measured clock x FLOP/cycle; GFLOP/s for int8 means GOP/s; --json has the assumptions)\n");
@@ -121,7 +122,7 @@ void print_tables(const bench::Report& r) {
     fmt::print("\n{:<6} {:<9} {:>7} {:>12} {:>10} {:>17}\n", "level", "kernel", "threads", "working set", "GB/s", "p10..p90");
     for (const auto& m : r.memory)
       fmt::print("{:<6} {:<9} {:>7} {:>12} {:>10} {:>17}\n", m.level, m.kernel, m.threads, iec_bytes(m.working_set_bytes),
-                 g(m.bytes_per_s), g(m.p10) + ".." + g(m.p90));
+                 giga(m.bytes_per_s), giga(m.p10) + ".." + giga(m.p90));
     fmt::print("(STREAM byte counting: application bytes, no write-allocate; triad_nt uses non-temporal stores)\n");
   }
   if (!r.collective.empty()) {

@@ -1,6 +1,7 @@
 // `rooftop catalog list|show|validate`: browse the accelerator catalog
 // (embedded entries plus --catalog overlays) and check entry files against
 // the schema in docs/catalog.md before adding them.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>

@@ -1,5 +1,6 @@
 // `rooftop deploy serve|monitor`: writes Kubernetes manifests, Prometheus
 // config and alert rules, and a Grafana dashboard (src/deploy).
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <filesystem>

@@ -1,6 +1,7 @@
 // `rooftop monitor`: the telemetry agent. Samples the chosen backends on a
 // thread, serves the latest snapshot at /metrics (Prometheus text format)
 // and /healthz, and optionally keeps a SQLite history, until SIGINT/SIGTERM.
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
 #include <memory>

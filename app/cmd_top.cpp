@@ -1,6 +1,7 @@
 // `rooftop top`: a live terminal view of the devices and the host, one bar
 // per device for utilisation, memory, temperature and power; `--once`
 // prints one round for scripts, `--json` prints machine-readable rounds.
+#include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include <atomic>
@@ -33,7 +34,7 @@ struct TopOptions {
 };
 
 template <typename T>
-nlohmann::json opt(const std::optional<T>& v) {
+nlohmann::json or_null(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
@@ -87,19 +88,19 @@ nlohmann::json render_json(const tel::Snapshot& snap) {
     const tel::DeviceSample& s = r.sample;
     devices.push_back({{"gpu", r.info.index}, {"backend", r.info.backend}, {"uuid", r.info.uuid},
                        {"model", r.info.model}, {"host", r.info.host}, {"job", s.job},
-                       {"gpu_util_pct", opt(s.gpu_util_pct)}, {"mem_copy_util_pct", opt(s.mem_copy_util_pct)},
-                       {"fb_used_bytes", opt(s.fb_used_bytes)}, {"fb_free_bytes", opt(s.fb_free_bytes)},
-                       {"temp_c", opt(s.temp_c)}, {"power_w", opt(s.power_w)},
-                       {"power_limit_w", opt(r.info.power_limit_w)}, {"energy_j", opt(s.energy_j)},
-                       {"sm_clock_mhz", opt(s.sm_clock_mhz)}, {"mem_clock_mhz", opt(s.mem_clock_mhz)},
-                       {"throttle_reasons", opt(s.throttle_reasons)}, {"xid", opt(s.xid_last)}});
+                       {"gpu_util_pct", or_null(s.gpu_util_pct)}, {"mem_copy_util_pct", or_null(s.mem_copy_util_pct)},
+                       {"fb_used_bytes", or_null(s.fb_used_bytes)}, {"fb_free_bytes", or_null(s.fb_free_bytes)},
+                       {"temp_c", or_null(s.temp_c)}, {"power_w", or_null(s.power_w)},
+                       {"power_limit_w", or_null(r.info.power_limit_w)}, {"energy_j", or_null(s.energy_j)},
+                       {"sm_clock_mhz", or_null(s.sm_clock_mhz)}, {"mem_clock_mhz", or_null(s.mem_clock_mhz)},
+                       {"throttle_reasons", or_null(s.throttle_reasons)}, {"xid", or_null(s.xid_last)}});
   }
   nlohmann::json j = {{"time_s", snap.time_s}, {"devices", devices}, {"host", nullptr}};
   if (snap.host) {
     const tel::HostSample& h = *snap.host;
-    j["host"] = {{"host", h.host}, {"cpu_busy_pct", opt(h.cpu_busy_pct)}, {"cpu_iowait_pct", opt(h.cpu_iowait_pct)},
-                 {"mem_total_bytes", opt(h.mem_total_bytes)}, {"mem_available_bytes", opt(h.mem_available_bytes)},
-                 {"load1", opt(h.load1)}};
+    j["host"] = {{"host", h.host}, {"cpu_busy_pct", or_null(h.cpu_busy_pct)}, {"cpu_iowait_pct", or_null(h.cpu_iowait_pct)},
+                 {"mem_total_bytes", or_null(h.mem_total_bytes)}, {"mem_available_bytes", or_null(h.mem_available_bytes)},
+                 {"load1", or_null(h.load1)}};
   }
   return j;
 }

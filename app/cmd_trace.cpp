@@ -1,5 +1,6 @@
 // `rooftop trace synth`: labelled synthetic utilisation traces, as a trace
 // file for `rooftop monitor --backends fake:FILE` or straight into a store.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <ctime>

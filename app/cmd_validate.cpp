@@ -1,6 +1,7 @@
 // `rooftop validate FILE.csv`: predicts every row of a measurement CSV (the
 // format of tests/data/validation/measurements.csv) from its columns alone
 // and reports the error of each and the median absolute percentage error.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -24,7 +25,6 @@ struct ValidateOptions {
   bool json = false;
 };
 
-std::string g(double v) { return fmt::format("{:.4g}", v); }
 
 json validation_json(const model::Validation& v) {
   json rows = json::array();
@@ -58,7 +58,7 @@ std::string text_output(const model::Validation& v) {
       skipped += fmt::format("  {}: {}\n", r.id, r.reason);
       continue;
     }
-    t.rows.push_back({r.id, r.accelerator, r.model, r.unit, g(r.measured), g(*r.predicted),
+    t.rows.push_back({r.id, r.accelerator, r.model, r.unit, sig(r.measured), sig(*r.predicted),
                       fmt::format("{:+.1f} %", r.error_pct), r.method});
   }
   std::string out = t.render_text();

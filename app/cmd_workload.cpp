@@ -3,6 +3,7 @@
 // generated token for LLM decode, per prompt for prefill), arithmetic
 // intensity, memory footprint and the per-operator breakdown at a shape,
 // batch, precision and task. Counting rules: docs/workloads.md.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -4,14 +4,18 @@
 // user chose it. main.cpp holds the one explicit list of them.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/result.h"
+
+// CLI11 stays out of this header (it is the heaviest header in the app): the
+// command files that register options include <CLI/CLI.hpp> themselves.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace rooftop::app {
 

@@ -7,6 +7,12 @@ function(rooftop_target_defaults target)
     return()
   endif()
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+  if(ROOFTOP_UNITY)
+    # Batches of 8 files (CMake's default); the app overrides this (one batch).
+    # A file whose file-local names clash with another's in its module sets
+    # SKIP_UNITY_BUILD_INCLUSION in its module's CMakeLists.txt.
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON)
+  endif()
   if(ROOFTOP_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
@@ -16,12 +22,13 @@ function(rooftop_target_defaults target)
   endif()
 endfunction()
 
-# rooftop_add_module(NAME DEPS dep... [PUBLIC_LIBS lib...] [SOURCES extra...])
+# rooftop_add_module(NAME DEPS dep... [PUBLIC_LIBS lib...] [SOURCES extra...]
+#                    [NO_UNITY file...])
 # One static library `rooftop_<NAME>` from every src/<NAME>/*.cpp (and
 # src/<NAME>/backends/*.cpp); the include root is src/, so headers are
 # included as "<module>/<file>.h". DEPS are other modules (short names).
 function(rooftop_add_module name)
-  cmake_parse_arguments(M "" "" "DEPS;PUBLIC_LIBS;SOURCES" ${ARGN})
+  cmake_parse_arguments(M "" "" "DEPS;PUBLIC_LIBS;SOURCES;NO_UNITY" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS
        ${CMAKE_SOURCE_DIR}/src/${name}/*.cpp
        ${CMAKE_SOURCE_DIR}/src/${name}/backends/*.cpp)
@@ -35,6 +42,31 @@ function(rooftop_add_module name)
     target_link_libraries(rooftop_${name} PUBLIC ${M_PUBLIC_LIBS})
   endif()
   rooftop_target_defaults(rooftop_${name})
+  # NO_UNITY: files (relative to src/<NAME>) compiled on their own in a unity
+  # build, because their file-local names repeat another file's.
+  foreach(f IN LISTS M_NO_UNITY)
+    set_source_files_properties(${CMAKE_SOURCE_DIR}/src/${name}/${f} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+  endforeach()
+endfunction()
+
+# rooftop_test_pch(TARGET): the test binaries share one precompiled header
+# (GoogleTest, GoogleMock, nlohmann::json and the standard headers the tests
+# use), built once for the first test target and reused by the others (same
+# flags, so GCC accepts it; it falls back to parsing when it cannot).
+function(rooftop_test_pch target)
+  if(NOT ROOFTOP_PCH)
+    return()
+  endif()
+  get_property(owner GLOBAL PROPERTY ROOFTOP_TEST_PCH_OWNER)
+  if(owner)
+    target_precompile_headers(${target} REUSE_FROM ${owner})
+  else()
+    target_precompile_headers(${target} PRIVATE
+      <gtest/gtest.h> <gmock/gmock.h> <nlohmann/json.hpp>
+      <algorithm> <cmath> <filesystem> <fstream> <map> <memory> <optional> <set> <sstream> <string>
+      <string_view> <vector>)
+    set_property(GLOBAL PROPERTY ROOFTOP_TEST_PCH_OWNER ${target})
+  endif()
 endfunction()
 
 # rooftop_add_test(MODULE LIBS lib... [LABELS l...])
@@ -48,14 +80,24 @@ function(rooftop_add_unit_tests module)
   endif()
   add_executable(unit_${module} ${srcs})
   target_link_libraries(unit_${module} PRIVATE ${T_LIBS} GTest::gtest GTest::gmock GTest::gtest_main)
+  rooftop_test_pch(unit_${module})
   target_include_directories(unit_${module} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
   target_compile_definitions(unit_${module} PRIVATE
     ROOFTOP_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
     ROOFTOP_BINARY_DIR="${CMAKE_BINARY_DIR}")
   rooftop_target_defaults(unit_${module})
   include(GoogleTest)
-  gtest_discover_tests(unit_${module} DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS "unit;${module};${T_LABELS}")
+  gtest_discover_tests(unit_${module} DISCOVERY_TIMEOUT 60 TEST_LIST unit_${module}_TESTS)
+  # Labels (unit, the module, extras) are set by a script that ctest reads
+  # after the discovered tests: passed through gtest_discover_tests'
+  # PROPERTIES, a list of labels is split into separate properties and only
+  # the first label survives.
+  set(labels_script ${CMAKE_CURRENT_BINARY_DIR}/unit_${module}_labels.cmake)
+  file(WRITE ${labels_script}
+    "if(unit_${module}_TESTS)\n"
+    "  set_tests_properties(\${unit_${module}_TESTS} PROPERTIES LABELS \"unit;${module};${T_LABELS}\")\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_script})
 endfunction()
 
 # rooftop_add_e2e(NAME SCRIPT [LABELS l...]): a shell script under tests/e2e,

@@ -1,32 +1,36 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages rooftop needs to build, test and run.
-# Idempotent: packages already present are skipped, so `make run` and
-# `make test` can call it every time. Needs root (or sudo) only when
-# something is missing.
+# Installs the Debian 12 packages rooftop needs.
+#   scripts/setup.sh          what building and running need (make run)
+#   scripts/setup.sh --test   that plus what the tests drive (make test, make check)
+# Idempotent: packages already present are skipped, so the make targets can
+# call it every time. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-# Build and library dependencies (see DEVELOPERS.md / README.md).
+# Build and library dependencies of the binary (see README.md).
 BUILD_PKGS=(
   build-essential cmake ninja-build pkg-config ccache
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libsqlite3-dev sqlite3
   libonnx-dev libprotobuf-dev protobuf-compiler
-  libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin libhwloc-dev
   libopenblas-dev
 )
-# Tools the test-suite drives (real Prometheus, promtool, ONNX models, headless browser,
-# clang's libFuzzer for the ONNX importer's fuzz target).
+# What the tests build with and drive: GoogleTest and Google Benchmark, a real
+# Prometheus and promtool, ONNX models made with python3-onnx, a headless
+# browser, wrk, and clang's libFuzzer for the ONNX importer's fuzz target.
 TEST_PKGS=(
+  libgtest-dev libgmock-dev libbenchmark-dev
   prometheus prometheus-node-exporter python3 python3-onnx python3-numpy python3-yaml python3-jsonschema
   chromium curl procps wrk
   clang libclang-rt-14-dev
 )
 
 want=("${BUILD_PKGS[@]}")
-if [ "${1:-}" != "--build-only" ]; then
-  want+=("${TEST_PKGS[@]}")
-fi
+case "${1:-}" in
+  --test) want+=("${TEST_PKGS[@]}") ;;
+  "" | --build-only) ;;
+  *) echo "setup: unknown option '$1' (use --test for the test packages)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${want[@]}"; do

@@ -81,6 +81,12 @@ std::string trim(std::string_view s) {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+std::string sig(double value, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, value);
+  return buf;
+}
+
 std::string si(double value, std::string_view unit) {
   static const char* kPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
   double v = value;

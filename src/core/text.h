@@ -33,6 +33,8 @@ bool starts_with(std::string_view s, std::string_view prefix);
 
 // 1234567 -> "1.23 M" (SI, 3 significant digits); unit appended when given.
 std::string si(double value, std::string_view unit = "");
+// 1234.5678 -> "1235", 0.012345 -> "0.01235" (printf %g: `digits` significant digits)
+std::string sig(double value, int digits = 4);
 // 1536 -> "1.50 KiB"
 std::string iec_bytes(double bytes);
 // 0.000123 -> "123 us"

@@ -3,6 +3,7 @@
 // dcgm-exporter names by default, so it also works on clusters that run
 // dcgm-exporter instead of rooftop.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "deploy/deploy.h"
 #include "deploy/metric_names.h"

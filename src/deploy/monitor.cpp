@@ -1,6 +1,7 @@
 // Manifests to run `rooftop monitor` on every accelerator node, and the
 // Prometheus configuration and alert rules that read what it exports.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "deploy/deploy.h"
 #include "deploy/metric_names.h"

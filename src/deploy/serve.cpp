@@ -1,6 +1,7 @@
 // Kubernetes manifests for serving one model on one kind of accelerator.
 // Probe timings come from the predicted cold start (docs/deploy.md).
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "deploy/deploy.h"
 #include "deploy/yaml_out.h"

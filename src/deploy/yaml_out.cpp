@@ -1,5 +1,6 @@
 #include "deploy/yaml_out.h"
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <regex>

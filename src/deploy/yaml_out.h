@@ -3,7 +3,7 @@
 // "null"), so a Kubernetes annotation value stays a string.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 

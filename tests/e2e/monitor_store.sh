@@ -15,15 +15,21 @@ start() {  # start DB: runs a monitor in the background, waits for it to serve
   [ -s m.json ]
 }
 trap 'kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+rows() { sqlite3 "$1" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0; }
+wait_rows() {  # wait_rows DB N: polls (up to 20 s) until the store holds more than N rows
+  for _ in $(seq 200); do [ "$(rows "$1")" -gt "$2" ] && return 0; sleep 0.1; done
+  echo "FAIL: the store $1 never held more than $2 rows"; exit 1
+}
 
-start h.db; sleep 2; kill -KILL "$pid"; wait "$pid" || true
+# SIGKILL once rows are being written: the store must come back intact.
+start h.db; wait_rows h.db 9; kill -KILL "$pid"; wait "$pid" || true
 [ "$(sqlite3 h.db 'PRAGMA integrity_check')" = ok ]
 rows1=$(sqlite3 h.db 'SELECT count(*) FROM samples')
-[ "$rows1" -ge 10 ] || { echo "FAIL: only $rows1 rows after 2 s at 5 Hz x 2 devices"; exit 1; }
+[ "$rows1" -ge 10 ] || { echo "FAIL: only $rows1 rows survived SIGKILL (10 were seen before it)"; exit 1; }
 [ "$(sqlite3 h.db "SELECT value FROM meta WHERE key='schema_version'")" = 1 ]
 [ "$(sqlite3 h.db 'PRAGMA journal_mode')" = wal ]
 
-start h.db; sleep 1; kill -TERM "$pid"; wait "$pid"   # clean stop: exit 0
+start h.db; wait_rows h.db "$rows1"; kill -TERM "$pid"; wait "$pid"   # clean stop: exit 0
 rows2=$(sqlite3 h.db 'SELECT count(*) FROM samples')
 [ "$rows2" -gt "$rows1" ]
 [ "$(sqlite3 h.db "SELECT count(*) FROM jobs WHERE name='llama-7b-pretrain'")" = 1 ]

@@ -3,7 +3,7 @@
 # target tests/fuzz/onnx_import_fuzz.cpp), seeded with the generated test
 # models. Any crash, leak, hang or insane count fails the test. Skipped,
 # saying so, where clang's libFuzzer is not installed.
-# labels: fuzz onnx
+# labels: fuzz onnx slow
 # timeout: 240
 set -euo pipefail
 mkdir -p "$WORK"

@@ -1,26 +1,20 @@
 // CNN builders against published parameter counts and FLOPs.
 #include <gtest/gtest.h>
 
+#include "unit/workload/zoo_helpers.h"
 #include "workload/workload.h"
 
 namespace rooftop::workload {
 namespace {
 
-Workload zoo(const std::string& id, BuildOptions o = {}) {
-  Result<Workload> w = build_zoo(id, o);
-  EXPECT_TRUE(w) << (w ? "" : w.error().what());
-  return w ? *w : Workload{};
-}
+using testing::expect_near_rel;
+using testing::zoo;
 
 double kind_flops(const Workload& w, OpKind k) {
   double f = 0;
   for (const Operator& op : w.ops)
     if (op.kind == k || (k == OpKind::other)) f += op.flops * op.repeat;
   return f;
-}
-
-void expect_near_rel(double got, double want, double rel, const std::string& what) {
-  EXPECT_NEAR(got / want, 1.0, rel) << what << ": got " << got << ", published " << want;
 }
 
 TEST(Resnet50, ParamsAndFlopsMatchPublished) {

@@ -4,16 +4,14 @@
 
 #include <numeric>
 
+#include "unit/workload/zoo_helpers.h"
 #include "workload/workload.h"
 
 namespace rooftop::workload {
 namespace {
 
-Workload zoo(const std::string& id, BuildOptions o = {}) {
-  Result<Workload> w = build_zoo(id, o);
-  EXPECT_TRUE(w) << (w ? "" : w.error().what());
-  return w ? *w : Workload{};
-}
+using testing::expect_near_rel;
+using testing::zoo;
 
 // Parameters of one component. UNet and text encoders are counted on the
 // training forward pass, where each runs once (inference repeats the UNet
@@ -23,10 +21,6 @@ double prefix_params(const Workload& w, const std::string& prefix) {
   for (const Operator& op : prefix == "vae_decoder" ? w.ops : train_forward(w))
     if (op.name.rfind(prefix, 0) == 0) p += op.params * op.repeat;
   return p;
-}
-
-void expect_near_rel(double got, double want, double rel, const std::string& what) {
-  EXPECT_NEAR(got / want, 1.0, rel) << what << ": got " << got << ", published " << want;
 }
 
 TEST(DlrmV2, EmbeddingTablesAndTotalParameters) {

@@ -4,16 +4,14 @@
 
 #include <cmath>
 
+#include "unit/workload/zoo_helpers.h"
 #include "workload/workload.h"
 
 namespace rooftop::workload {
 namespace {
 
-Workload zoo(const std::string& id, BuildOptions o = {}) {
-  Result<Workload> w = build_zoo(id, o);
-  EXPECT_TRUE(w) << (w ? "" : w.error().what());
-  return w ? *w : Workload{};
-}
+using testing::expect_near_rel;
+using testing::zoo;
 
 std::vector<Operator> phase_ops(const Workload& w, Phase p) {
   std::vector<Operator> out;
@@ -23,10 +21,6 @@ std::vector<Operator> phase_ops(const Workload& w, Phase p) {
 }
 
 double flops(const Workload& w, Phase p) { return totals(phase_ops(w, p), 1, Precision::fp16).flops; }
-
-void expect_near_rel(double got, double want, double rel, const std::string& what) {
-  EXPECT_NEAR(got / want, 1.0, rel) << what << ": got " << got << ", published " << want;
-}
 
 TEST(TransformerZoo, ParameterCountsMatchPublishedFigures) {
   // BERT paper (arXiv:1810.04805) section 3: BASE 110M, LARGE 340M (with the
