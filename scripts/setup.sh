@@ -16,10 +16,10 @@ BUILD_PKGS=(
   libopenblas-dev
 )
 # Tools the test-suite drives (real Prometheus, promtool, ONNX models, headless browser,
-# clang's libFuzzer for the ONNX importer's fuzz target).
+# clang's libFuzzer for the ONNX importer's fuzz target, shellcheck for bench/device-check.sh).
 TEST_PKGS=(
   prometheus prometheus-node-exporter python3 python3-onnx python3-numpy python3-yaml python3-jsonschema
-  chromium curl procps wrk
+  chromium curl procps wrk shellcheck
   clang libclang-rt-14-dev
 )
 
