@@ -107,7 +107,7 @@ struct Environment {
   std::optional<double> clock_nominal_hz;   // TSC / "cpu MHz"
   std::optional<double> clock_measured_hz;  // dependent add-chain probe, when credible (clock.h)
   std::vector<double> clock_probe_hz;       // the probe's raw figures, one per try
-  std::string clock_note;                   // why the probe's figure is not used ("" when it is)
+  std::string clock_note;                   // why the probe's figure is not used, or a caveat on it ("" = none)
   std::optional<double> clock_theory_hz;    // the clock theoretical peaks use
   std::string clock_theory_source;          // "measured", "cpufreq max", "/proc/cpuinfo", "model name"
   std::optional<double> memory_bytes;       // MemTotal

@@ -47,6 +47,9 @@ ClockVerdict decide_clock(const ClockEvidence& e) {
     v.measured_hz = probe;
     v.theory_hz = probe;
     v.theory_source = "measured";
+    if (reported && *probe < kSharedCpuFraction * *reported)
+      v.note = "below half the " + ghz(*reported) + " " + reported_source +
+               " reports: the CPUs were shared while measuring, so rates and theory both reflect that share";
     return v;
   }
   if (reported) {
@@ -78,7 +81,7 @@ std::optional<double> clock_from_model_name(const std::string& model_name) {
 
 std::string describe_clock(const ClockVerdict& v, const std::optional<double>& nominal_hz) {
   std::string nominal = nominal_hz ? ghz(*nominal_hz) + " nominal" : "nominal ?";
-  if (v.measured_hz) return ghz(*v.measured_hz) + " measured, " + nominal;
+  if (v.measured_hz) return ghz(*v.measured_hz) + " measured" + (v.note.empty() ? "" : " (" + v.note + ")") + ", " + nominal;
   std::string theory = v.theory_hz ? "theory at " + ghz(*v.theory_hz) + " (" + v.theory_source + ")"
                                    : "no theoretical peak";
   return "unknown (" + v.note + "); " + theory + ", " + nominal;

@@ -19,6 +19,11 @@ inline constexpr double kMaxPlausibleClockHz = 6.5e9;
 // A probe may read above every reported frequency (turbo above the base or
 // the TSC a guest sees), but not by more than this factor.
 inline constexpr double kMaxClockOverReported = 1.5;
+// A loaded core runs at its base clock or above; a probe reading below this
+// fraction of the reported clock measured a share of a contended CPU (other
+// tenants, steal). The figure is kept, since the kernels saw the same share,
+// with a note saying so.
+inline constexpr double kSharedCpuFraction = 0.5;
 
 struct ClockEvidence {
   std::vector<double> probe_hz;            // one figure per probe try (each >= 100 ms per pinned core)
@@ -31,7 +36,7 @@ struct ClockVerdict {
   std::optional<double> measured_hz;  // the probe's figure when credible; nullopt = unknown
   std::optional<double> theory_hz;    // the clock the theoretical peak uses; nullopt = no credible clock
   std::string theory_source;          // "measured", "cpufreq max", "/proc/cpuinfo", "model name"
-  std::string note;                   // why the probe's figure was not used (empty when it was)
+  std::string note;                   // why the probe's figure was not used, or a caveat on it ("" = none)
 };
 
 // The probe's figure is its best try (a preempted try only reads low). It is

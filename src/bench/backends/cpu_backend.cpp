@@ -117,7 +117,7 @@ class CpuBackend final : public Backend {
         if (env_.clock_nominal_hz) c.theoretical_nominal_flop_per_s = per_clock * *env_.clock_nominal_hz;
       }
       c.assumption = k.assumption + "; " + std::to_string(cores) + " core(s) x clock (" +
-                     (env_.clock_theory_source == "measured" ? std::string("measured by a dependent-add probe")
+                     (env_.clock_theory_source == "measured" ? "measured by a dependent-add probe" + (env_.clock_note.empty() ? std::string() : ", " + env_.clock_note)
                       : env_.clock_theory_hz ? "from " + env_.clock_theory_source + ": " + env_.clock_note
                                              : "unknown: " + env_.clock_note) + ")";
       out.push_back(std::move(c));

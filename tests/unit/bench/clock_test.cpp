@@ -61,6 +61,18 @@ TEST(Clock, TurboAboveTheTscIsBelieved) {
   EXPECT_EQ(describe_clock(v, 2.1e9), "2.93 GHz measured, 2.10 GHz nominal");
 }
 
+TEST(Clock, AProbeOnSharedCpusIsKeptWithACaveat) {
+  // Recorded on a 2-vCPU guest (TSC 2.60 GHz) while other builds held ~8 runnable threads.
+  ClockEvidence e;
+  e.probe_hz = {0.728e9, 0.771e9, 0.639e9};
+  e.cpuinfo_hz = 2.6e9;
+  ClockVerdict v = decide_clock(e);
+  ASSERT_TRUE(v.measured_hz);
+  EXPECT_DOUBLE_EQ(*v.theory_hz, 0.771e9);
+  EXPECT_NE(v.note.find("shared"), std::string::npos) << v.note;
+  EXPECT_EQ(describe_clock(v, 2.6e9).rfind("0.77 GHz measured (below half the 2.60 GHz /proc/cpuinfo reports", 0), 0u);
+}
+
 TEST(Clock, TheHighestCredibleReportedClockCarriesTheTheory) {
   ClockEvidence e;
   e.probe_hz = {20e9};
