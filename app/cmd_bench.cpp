@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench.h"
+#include "bench/clock.h"
 #include "bench/collective.h"
 #include "bench/memory_levels.h"
 #include "bench/profile.h"
@@ -59,6 +60,9 @@ json to_json(const bench::Report& r) {
               {"date", e.date}, {"device", e.device}, {"isa", e.isa}, {"logical_cpus", e.logical_cpus},
               {"cores", e.cores}, {"threads", e.threads}, {"pinned_cpus", e.pinned_cpus},
               {"clock_nominal_hz", opt(e.clock_nominal_hz)}, {"clock_measured_hz", opt(e.clock_measured_hz)},
+              {"clock_note", e.clock_note.empty() ? json(nullptr) : json(e.clock_note)},
+              {"clock_probe_hz", e.clock_probe_hz}, {"clock_theory_hz", opt(e.clock_theory_hz)},
+              {"clock_theory_source", e.clock_theory_source},
               {"memory_bytes", opt(e.memory_bytes)}, {"libraries", e.libraries},
               {"rooftop_version", ROOFTOP_VERSION}};
   env["caches"] = json::array();
@@ -99,10 +103,13 @@ std::string giga(double v) { return fmt::format("{:.1f}", v / 1e9); }
 
 void print_tables(const bench::Report& r) {
   const bench::Environment& e = r.env;
-  fmt::print("{} | {} | {} thread(s) on {} core(s) | clock: {} measured, {} nominal\n",
-             e.cpu_model.empty() ? e.device : e.cpu_model, e.hostname, e.threads, e.cores,
-             e.clock_measured_hz ? fmt::format("{:.2f} GHz", *e.clock_measured_hz / 1e9) : "?",
-             e.clock_nominal_hz ? fmt::format("{:.2f} GHz", *e.clock_nominal_hz / 1e9) : "?");
+  std::string clock;
+  if (e.device == "cpu" && e.threads > 0) {  // not in a collective-only worker run
+    bench::ClockVerdict v{e.clock_measured_hz, e.clock_theory_hz, e.clock_theory_source, e.clock_note};
+    clock = " | clock: " + bench::describe_clock(v, e.clock_nominal_hz);
+  }
+  fmt::print("{} | {} | {} thread(s) on {} core(s){}\n", e.cpu_model.empty() ? e.device : e.cpu_model, e.hostname,
+             e.threads, e.cores, clock);
   if (!e.isa.empty()) fmt::print("ISA: {}\n", fmt::join(e.isa, " "));
   for (const auto& [k, v] : e.libraries) fmt::print("{}: {}\n", k, v);
   if (!r.compute.empty()) {
@@ -116,7 +123,7 @@ void print_tables(const bench::Report& r) {
                  c.theoretical_nominal_flop_per_s ? giga(*c.theoretical_nominal_flop_per_s) : "unknown", pct,
                  c.verified ? "" : "  (NOT verified)");
     }
-    fmt::print("(theory = cores x measured clock x FLOP/cycle; GFLOP/s for int8 means GOP/s; --json has the assumptions)\n");
+    fmt::print("(theory = cores x clock x FLOP/cycle at the clock above; GFLOP/s for int8 means GOP/s; --json has the assumptions)\n");
   }
   if (!r.memory.empty()) {
     fmt::print("\n{:<6} {:<9} {:>7} {:>12} {:>10} {:>17}\n", "level", "kernel", "threads", "working set", "GB/s", "p10..p90");

@@ -17,11 +17,12 @@ BUILD_PKGS=(
 )
 # What the tests build with and drive: GoogleTest and Google Benchmark, a real
 # Prometheus and promtool, ONNX models made with python3-onnx, a headless
-# browser, wrk, and clang's libFuzzer for the ONNX importer's fuzz target.
+# browser, wrk, clang's libFuzzer for the ONNX importer's fuzz target, and
+# shellcheck for bench/device-check.sh.
 TEST_PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   prometheus prometheus-node-exporter python3 python3-onnx python3-numpy python3-yaml python3-jsonschema
-  chromium curl procps wrk
+  chromium curl procps wrk shellcheck
   clang libclang-rt-14-dev
 )
 

@@ -50,7 +50,7 @@ struct ComputeResult {
   bool gemm = false;                         // a library GEMM (achievable) rather than a peak kernel
   int threads = 1;
   Stats flop_per_s;                          // FLOP/s (OP/s for int8)
-  std::optional<double> theoretical_flop_per_s;          // at the measured clock
+  std::optional<double> theoretical_flop_per_s;          // at Environment::clock_theory_hz
   std::optional<double> theoretical_nominal_flop_per_s;  // at the nominal (TSC/base) clock
   std::optional<double> flop_per_cycle_per_core;         // the assumption behind the theory
   std::string assumption;                    // words: units, lanes, issue rate, source
@@ -105,7 +105,11 @@ struct Environment {
   int logical_cpus = 0, cores = 0, threads = 0;
   std::vector<int> pinned_cpus;
   std::optional<double> clock_nominal_hz;   // TSC / "cpu MHz"
-  std::optional<double> clock_measured_hz;  // dependent add-chain probe
+  std::optional<double> clock_measured_hz;  // dependent add-chain probe, when credible (clock.h)
+  std::vector<double> clock_probe_hz;       // the probe's raw figures, one per try
+  std::string clock_note;                   // why the probe's figure is not used, or a caveat on it ("" = none)
+  std::optional<double> clock_theory_hz;    // the clock theoretical peaks use
+  std::string clock_theory_source;          // "measured", "cpufreq max", "/proc/cpuinfo", "model name"
   std::optional<double> memory_bytes;       // MemTotal
   std::vector<Cache> caches;
   std::map<std::string, std::string> libraries;  // "openblas" -> "0.3.21 (core SkylakeX)"

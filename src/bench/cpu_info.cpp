@@ -237,46 +237,91 @@ std::optional<double> meminfo_bytes(const std::string& key) {
 std::optional<double> memory_total_bytes() { return meminfo_bytes("MemTotal"); }
 std::optional<double> memory_available_bytes() { return meminfo_bytes("MemAvailable"); }
 
-namespace {
+std::optional<double> cpuinfo_max_hz() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  std::optional<double> best;
+  while (std::getline(in, line)) {
+    auto colon = line.find(':');
+    if (colon == std::string::npos || trim(line.substr(0, colon)) != "cpu MHz") continue;
+    auto mhz = parse_double(trim(line.substr(colon + 1)));
+    if (mhz && *mhz > 0 && (!best || *mhz * 1e6 > *best)) best = *mhz * 1e6;
+  }
+  return best;
+}
+
+std::optional<double> cpufreq_max_hz(const std::string& sysfs_root) {
+  std::optional<double> best;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(sysfs_root + "/devices/system/cpu", ec)) {
+    auto khz = parse_double(read_line(e.path().string() + "/cpufreq/cpuinfo_max_freq"));
+    if (khz && *khz > 0 && (!best || *khz * 1e3 > *best)) best = *khz * 1e3;
+  }
+  return best;
+}
+
+std::uint64_t add_chain(std::uint64_t seed, std::uint64_t step, std::uint64_t iters) {
+  std::uint64_t x = seed;
 #if defined(__x86_64__)
-// 8 dependent 1-cycle adds per iteration; the loop counter runs alongside.
-void add_chain(std::uint64_t iters) {
-  std::uint64_t x = 0;
+  if (iters == 0) return x;
   __asm__ volatile(
       "1:\n\t"
-      "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-      "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-      "dec %1\n\tjnz 1b\n\t"
-      : "+r"(x), "+r"(iters)
-      :
+      "add %[k], %[x]\n\tadd %[k], %[x]\n\tadd %[k], %[x]\n\tadd %[k], %[x]\n\t"
+      "add %[k], %[x]\n\tadd %[k], %[x]\n\tadd %[k], %[x]\n\tadd %[k], %[x]\n\t"
+      "dec %[n]\n\tjnz 1b\n\t"
+      : [x] "+r"(x), [n] "+r"(iters)
+      : [k] "r"(step)
       : "cc");
-}
+#else
+  volatile std::uint64_t k = step;
+  for (std::uint64_t i = 0; i < 8 * iters; ++i) x += k;
 #endif
-}  // namespace
+  return x;
+}
 
-std::optional<double> measure_clock_hz(const std::vector<int>& cpus, int tries, double probe_s) {
+std::vector<double> probe_clock_hz(const std::vector<int>& cpus, int tries, double min_probe_s) {
+  std::vector<double> out;
 #if defined(__x86_64__)
-  if (cpus.empty()) return std::nullopt;
+  if (cpus.empty()) return out;
   Team team(cpus);
-  std::vector<double> best(cpus.size(), 0);
-  // Calibrate the iteration count on a nominal 3 GHz, then refine once.
-  std::uint64_t iters = static_cast<std::uint64_t>(probe_s * 3e9 / 8);
-  for (int t = 0; t < std::max(1, tries); ++t) {
+  const std::size_t n = cpus.size();
+  std::vector<double> secs(n, 0);
+  std::vector<std::uint64_t> sums(n, 0);
+  const std::uint64_t step = 0x9e3779b97f4a7c15ull;  // any odd constant: the sum is checked below
+  auto timed = [&](std::uint64_t iters) {
     team.run([&](int i) {
+      auto u = static_cast<std::size_t>(i);
       auto t0 = std::chrono::steady_clock::now();
-      add_chain(iters);
-      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      best[static_cast<std::size_t>(i)] = std::max(best[static_cast<std::size_t>(i)], 8.0 * static_cast<double>(iters) / s);
+      sums[u] = add_chain(static_cast<std::uint64_t>(i), step, iters);
+      secs[u] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     });
+    for (std::size_t i = 0; i < n; ++i)
+      if (sums[i] != i + 8 * iters * step) return false;
+    return true;
+  };
+  // Calibrate on ~10 ms at a nominal 3 GHz, then size each try to 1.25 x
+  // min_probe_s at the fastest rate seen; a try any CPU finished early is
+  // repeated with more iterations.
+  std::uint64_t iters = static_cast<std::uint64_t>(0.01 * 3e9 / 8);
+  if (!timed(iters)) return {};
+  for (int t = 0, attempts = 0; t < std::max(1, tries) && attempts < 4 * std::max(1, tries); ++attempts) {
+    double fastest = 0;
+    for (double s : secs) fastest = std::max(fastest, 8.0 * static_cast<double>(iters) / std::max(s, 1e-9));
+    iters = std::max(iters, static_cast<std::uint64_t>(1.25 * min_probe_s * fastest / 8));
+    if (!timed(iters)) return {};
+    if (*std::min_element(secs.begin(), secs.end()) < min_probe_s) continue;
+    std::vector<double> rates;
+    for (double s : secs) rates.push_back(8.0 * static_cast<double>(iters) / s);
+    std::sort(rates.begin(), rates.end());
+    out.push_back(rates[rates.size() / 2]);
+    ++t;
   }
-  std::sort(best.begin(), best.end());
-  return best[best.size() / 2];
 #else
   (void)cpus;
   (void)tries;
-  (void)probe_s;
-  return std::nullopt;
+  (void)min_probe_s;
 #endif
+  return out;
 }
 
 }  // namespace rooftop::bench

@@ -6,6 +6,7 @@
 // time, never at build time.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,9 +51,24 @@ std::optional<double> nominal_clock_hz();    // /proc/cpuinfo "cpu MHz" (the TSC
 std::optional<double> memory_total_bytes();  // /proc/meminfo MemTotal
 std::optional<double> memory_available_bytes();
 
-// Measures the core clock with a chain of dependent 1-cycle integer adds
-// (8 per loop iteration), one probe per pinned CPU at once, best of `tries`.
-// Returns the median over the CPUs; nullopt off x86-64.
-std::optional<double> measure_clock_hz(const std::vector<int>& cpus, int tries, double probe_s);
+// Highest "cpu MHz" over the CPUs in /proc/cpuinfo, in Hz.
+std::optional<double> cpuinfo_max_hz();
+// Highest cpufreq cpuinfo_max_freq under <sysfs_root>/devices/system/cpu (none in most guests).
+std::optional<double> cpufreq_max_hz(const std::string& sysfs_root);
+
+// One chain of 8 x iters dependent register-to-register adds of `step` to
+// `seed` (inline asm, 8 adds per loop iteration). Returns
+// seed + 8 x iters x step (mod 2^64), so a caller can check that every add
+// ran. Register operands, not immediates: Golden Cove-class cores fold
+// dependent add-immediate chains at rename, which made an immediate chain
+// read 8-12 GHz on a Xeon guest. Portable C++ off x86-64.
+std::uint64_t add_chain(std::uint64_t seed, std::uint64_t step, std::uint64_t iters);
+
+// Times add_chain on every CPU of `cpus` at once (pinned), each try lasting
+// at least `min_probe_s` on every CPU. Returns one figure per try: the
+// median over the CPUs of adds per second (= Hz at one add per cycle).
+// Empty off x86-64, or when a chain's result is wrong. The figures are
+// evidence for decide_clock (clock.h), not a clock yet.
+std::vector<double> probe_clock_hz(const std::vector<int>& cpus, int tries, double min_probe_s);
 
 }  // namespace rooftop::bench

@@ -56,7 +56,7 @@ std::string quoted(const std::string& s) {
 std::string profile_yaml(const Report& r, const std::string& id) {
   const Environment& e = r.env;
   std::ostringstream y;
-  std::string clock = e.clock_measured_hz ? num(*e.clock_measured_hz / 1e9) + " GHz measured" : "clock not measured";
+  std::string clock = e.clock_measured_hz ? num(*e.clock_measured_hz / 1e9) + " GHz measured" : "clock unknown";
   std::string what = "measured by rooftop bench on " + e.date + ", " + (e.cpu_model.empty() ? "unknown CPU" : e.cpu_model) +
                      " (" + std::to_string(e.threads) + " threads pinned one per core, " + clock +
                      "; peaks = median of the peak kernels, bandwidth = best DRAM kernel, STREAM byte counting)";

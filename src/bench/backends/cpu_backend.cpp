@@ -12,6 +12,7 @@
 #include <ctime>
 
 #include "bench/backends/cpu_kernels.h"
+#include "bench/clock.h"
 #include "bench/runner.h"
 #include "core/text.h"
 
@@ -55,13 +56,23 @@ class CpuBackend final : public Backend {
     cpus_.resize(static_cast<std::size_t>(threads));
     e.threads = threads;
     e.pinned_cpus = cpus_;
-    e.cpu_model = cpu_model_name();
     e.vendor = f.vendor;
     e.isa = f.names();
     e.caches = read_caches(o.sysfs_root);
     e.memory_bytes = memory_total_bytes();
     e.clock_nominal_hz = nominal_clock_hz();
-    e.clock_measured_hz = measure_clock_hz(cpus_, o.quick ? 2 : 5, o.quick ? 0.02 : 0.1);
+    e.cpu_model = cpu_model_name();
+    ClockEvidence clock;
+    clock.probe_hz = probe_clock_hz(cpus_, o.quick ? 3 : 5, 0.1);
+    clock.cpufreq_max_hz = cpufreq_max_hz(o.sysfs_root);
+    clock.cpuinfo_hz = cpuinfo_max_hz();
+    clock.model_name_hz = clock_from_model_name(e.cpu_model);
+    ClockVerdict verdict = decide_clock(clock);
+    e.clock_probe_hz = clock.probe_hz;
+    e.clock_measured_hz = verdict.measured_hz;
+    e.clock_note = verdict.note;
+    e.clock_theory_hz = verdict.theory_hz;
+    e.clock_theory_source = verdict.theory_source;
     e.device = "cpu";
     char host[256] = {};
     gethostname(host, sizeof host - 1);
@@ -102,10 +113,13 @@ class CpuBackend final : public Backend {
       const int cores = std::min(env_.threads, env_.cores);
       if (k.flop_per_cycle_per_core) {
         double per_clock = *k.flop_per_cycle_per_core * cores;
-        if (env_.clock_measured_hz) c.theoretical_flop_per_s = per_clock * *env_.clock_measured_hz;
+        if (env_.clock_theory_hz) c.theoretical_flop_per_s = per_clock * *env_.clock_theory_hz;
         if (env_.clock_nominal_hz) c.theoretical_nominal_flop_per_s = per_clock * *env_.clock_nominal_hz;
       }
-      c.assumption = k.assumption + "; " + std::to_string(cores) + " core(s) x clock (measured by an add-chain probe)";
+      c.assumption = k.assumption + "; " + std::to_string(cores) + " core(s) x clock (" +
+                     (env_.clock_theory_source == "measured" ? "measured by a dependent-add probe" + (env_.clock_note.empty() ? std::string() : ", " + env_.clock_note)
+                      : env_.clock_theory_hz ? "from " + env_.clock_theory_source + ": " + env_.clock_note
+                                             : "unknown: " + env_.clock_note) + ")";
       out.push_back(std::move(c));
     }
     if (lib_) {

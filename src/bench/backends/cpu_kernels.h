@@ -32,6 +32,9 @@ struct PeakKernel {
   double tolerance = 0;               // relative, for verify
   std::optional<double> flop_per_cycle_per_core;       // documented issue rate; empty = unknown
   std::string assumption;
+  // The same arithmetic on the scalar path (AMX: amx.h's emulation), for
+  // kernels whose instructions most CPUs lack; nullptr when not emulated.
+  double (*emulate)(std::uint64_t iters) = nullptr;
 };
 
 // Every peak kernel this CPU can run, in report order.

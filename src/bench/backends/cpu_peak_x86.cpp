@@ -3,12 +3,12 @@
 // AMX tdpbf16ps/tdpbssd. Each function carries its own target attribute, so
 // the file builds for baseline x86-64 and the kernels run only where
 // cpu_features() found the instructions.
+#include "bench/backends/amx.h"
 #include "bench/backends/cpu_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#include <cstring>
 
 #define RT_REP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #define RT_REP16(X) RT_REP12(X) X(12) X(13) X(14) X(15)
@@ -194,88 +194,74 @@ double int8_vnni_ref(std::uint64_t n) {
   return s;
 }
 
-// ---- AMX: 4 accumulator tiles C[i][j] += A[i] * B[j], i, j in {0, 1} -------
+// ---- AMX: 4 accumulator tiles C[i][j] += A[i] * B[j] (plan in amx.h) -------
 
-struct alignas(64) TileConfig {
-  std::uint8_t palette_id = 1;
-  std::uint8_t start_row = 0;
-  std::uint8_t reserved[14] = {};
-  std::uint16_t colsb[16] = {};
-  std::uint8_t rows[16] = {};
-};
+// GCC does not model the memory that ldtilecfg/tileloadd read and
+// tilestored writes: without these barriers it dropped the stores of the
+// rows/colsb fields, and ldtilecfg raised #GP (SIGSEGV) the first time the
+// kernel ran on a CPU with AMX.
+#define RT_MEMORY_BARRIER(p) __asm__ volatile("" : : "r"(p) : "memory")
 
-__attribute__((target("amx-tile"))) void amx_setup(const void* ones, int elem_bytes) {
-  TileConfig cfg;
-  for (int t = 0; t < 8; ++t) {
-    cfg.rows[t] = 16;
-    cfg.colsb[t] = 64;
-  }
+__attribute__((target("amx-tile"))) void amx_setup(AmxType t) {
+  const TileConfig cfg = amx_kernel_config();
+  alignas(64) const auto input = amx_kernel_input(t);
+  RT_MEMORY_BARRIER(&cfg);
+  RT_MEMORY_BARRIER(input.data());
   _tile_loadconfig(&cfg);
-  _tile_loadd(4, ones, 64);
-  _tile_loadd(5, ones, 64);
-  _tile_loadd(6, ones, 64);
-  _tile_loadd(7, ones, 64);
+  static_assert(kAmxInputTiles[0] == 4 && kAmxInputTiles[3] == 7);
+  _tile_loadd(4, input.data(), 64);
+  _tile_loadd(5, input.data(), 64);
+  _tile_loadd(6, input.data(), 64);
+  _tile_loadd(7, input.data(), 64);
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);
   _tile_zero(3);
-  (void)elem_bytes;
 }
 
-__attribute__((target("amx-tile"))) double amx_collect(bool integer) {
-  alignas(64) unsigned char buf[4][1024];
+__attribute__((target("amx-tile"))) double amx_collect(AmxType t) {
+  alignas(64) std::uint8_t buf[4][kAmxTileBytes];
   _tile_stored(0, buf[0], 64);
   _tile_stored(1, buf[1], 64);
   _tile_stored(2, buf[2], 64);
   _tile_stored(3, buf[3], 64);
+  RT_MEMORY_BARRIER(buf);
   _tile_release();
-  double s = 0;
-  for (auto& tile : buf) {
-    for (int i = 0; i < 256; ++i) {
-      if (integer) {
-        std::uint32_t v;
-        std::memcpy(&v, tile + 4 * i, 4);
-        s += v;
-      } else {
-        float v;
-        std::memcpy(&v, tile + 4 * i, 4);
-        s += static_cast<double>(v);
-      }
-    }
-  }
-  return s;
+  return amx_checksum(buf, t);
 }
 
+// GCC's AMX intrinsics paste the tile numbers into the assembly text, so
+// they are literals here, checked against the plan the emulation runs.
+constexpr bool amx_op_is(std::size_t i, int c, int a, int b) {
+  return kAmxOps[i].c == c && kAmxOps[i].a == a && kAmxOps[i].b == b;
+}
+static_assert(amx_op_is(0, 0, 4, 6) && amx_op_is(1, 1, 4, 7) && amx_op_is(2, 2, 5, 6) && amx_op_is(3, 3, 5, 7));
+#define RT_AMX_BODY(INSN) INSN(0, 4, 6); INSN(1, 4, 7); INSN(2, 5, 6); INSN(3, 5, 7);
+
 __attribute__((target("amx-tile,amx-bf16"))) double amx_bf16(std::uint64_t n) {
-  alignas(64) std::uint16_t ones[512];
-  for (auto& v : ones) v = static_cast<std::uint16_t>(opaque_int(0x3f80));  // bf16 1.0
-  amx_setup(ones, 2);
+  amx_setup(AmxType::bf16);  // inputs built in another translation unit: nothing to fold
   for (std::uint64_t i = 0; i < n; ++i) {
-    _tile_dpbf16ps(0, 4, 6);
-    _tile_dpbf16ps(1, 4, 7);
-    _tile_dpbf16ps(2, 5, 6);
-    _tile_dpbf16ps(3, 5, 7);
+    RT_AMX_BODY(_tile_dpbf16ps)
   }
-  return amx_collect(false);
+  return amx_collect(AmxType::bf16);
 }
 // Each fp32 element += 32 products of 1*1 per tdpbf16ps; exact for small n.
 double amx_bf16_ref(std::uint64_t n) { return 4.0 * 256.0 * 32.0 * static_cast<double>(n); }
+double amx_bf16_emulated(std::uint64_t n) { return amx_emulate_kernel(AmxType::bf16, n); }
 
 __attribute__((target("amx-tile,amx-int8"))) double amx_int8(std::uint64_t n) {
-  alignas(64) std::uint8_t ones[1024];
-  for (auto& v : ones) v = static_cast<std::uint8_t>(opaque_int(1));
-  amx_setup(ones, 1);
+  amx_setup(AmxType::int8);
   for (std::uint64_t i = 0; i < n; ++i) {
-    _tile_dpbssd(0, 4, 6);
-    _tile_dpbssd(1, 4, 7);
-    _tile_dpbssd(2, 5, 6);
-    _tile_dpbssd(3, 5, 7);
+    RT_AMX_BODY(_tile_dpbssd)
   }
-  return amx_collect(true);
+  return amx_collect(AmxType::int8);
 }
 double amx_int8_ref(std::uint64_t n) {
   return 4.0 * 256.0 * static_cast<std::uint32_t>(64u * static_cast<std::uint32_t>(n));
 }
+double amx_int8_emulated(std::uint64_t n) { return amx_emulate_kernel(AmxType::int8, n); }
+#undef RT_AMX_BODY
+#undef RT_MEMORY_BARRIER
 
 // 512-bit FMA units per core: Intel server cores have two (Skylake-SP Gold
 // 6xxx/Platinum and later, incl. Sapphire/Emerald Rapids); AMD Zen 4
@@ -320,11 +306,13 @@ std::vector<PeakKernel> x86_peak_kernels(const CpuFeatures& f) {
   if (f.amx_bf16)
     out.push_back({"amx", Precision::bf16, 4 * 16384, amx_bf16, amx_bf16_ref, 0, 1024,
                    "AMX-BF16: 1024 FLOP/cycle/core (one 16x16x32 tdpbf16ps per 16 cycles; Intel via "
-                   "Wikipedia 'Advanced Matrix Extensions')"});
+                   "Wikipedia 'Advanced Matrix Extensions')",
+                   amx_bf16_emulated});
   if (f.amx_int8)
     out.push_back({"amx", Precision::int8, 4 * 32768, amx_int8, amx_int8_ref, 0, 2048,
                    "AMX-INT8: 2048 OP/cycle/core (one 16x16x64 tdpbssd per 16 cycles; Intel via Wikipedia "
-                   "'Advanced Matrix Extensions')"});
+                   "'Advanced Matrix Extensions')",
+                   amx_int8_emulated});
   return out;
 }
 

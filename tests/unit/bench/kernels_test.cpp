@@ -110,8 +110,21 @@ TEST(Kernels, RunnableKernelsMatchTheirReference) {
   }
 }
 
-TEST(Kernels, StreamKernelsComputeTheStreamFormulas) {
-  const CpuFeatures& f = cpu_features();
+// The narrower kernels a wider CPU never picks (AVX2 FMA on an AVX-512
+// CPU) still run and verify wherever their instructions exist.
+TEST(Kernels, NarrowerKernelsMatchTheirReferenceToo) {
+  CpuFeatures f = cpu_features();
+  f.avx512f = f.avx512bw = f.avx512vl = f.avx512_vnni = f.avx512_bf16 = f.avx512_fp16 = false;
+  f.amx_tile = f.amx_bf16 = f.amx_int8 = false;
+  for (const auto& k : peak_kernels(f))
+    for (std::uint64_t n : {1ull, 5ull, 200ull}) {
+      double want = k.reference(n);
+      EXPECT_LE(std::fabs(k.run(n) - want), k.tolerance * std::max(1.0, std::fabs(want)))
+          << to_string(k.precision) << " " << k.unit << " n=" << n;
+    }
+}
+
+void check_stream_kernels(const CpuFeatures& f) {
   const std::size_t n = 256;
   auto* a = static_cast<double*>(std::aligned_alloc(64, n * 8));
   auto* b = static_cast<double*>(std::aligned_alloc(64, n * 8));
@@ -132,6 +145,13 @@ TEST(Kernels, StreamKernelsComputeTheStreamFormulas) {
   std::free(a);
   std::free(b);
   std::free(c);
+}
+
+TEST(Kernels, StreamKernelsComputeTheStreamFormulas) {
+  CpuFeatures no512 = cpu_features();  // AVX2 kernels where AVX-512 would be picked
+  no512.avx512f = no512.avx512bw = no512.avx512vl = false;
+  for (const CpuFeatures& f : {cpu_features(), no512, CpuFeatures{}})
+    check_stream_kernels(f);
 }
 
 TEST(Kernels, OpenblasPrescottOnAvx512IsFixed) {
