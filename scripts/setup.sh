@@ -14,6 +14,7 @@ BUILD_PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin libhwloc-dev
   libopenblas-dev
+  help2man
 )
 # Tools the test-suite drives (real Prometheus, promtool, ONNX models, headless browser,
 # clang's libFuzzer for the ONNX importer's fuzz target).
@@ -21,6 +22,7 @@ TEST_PKGS=(
   prometheus prometheus-node-exporter python3 python3-onnx python3-numpy python3-yaml python3-jsonschema
   chromium curl procps wrk
   clang libclang-rt-14-dev
+  debootstrap podman buildah
 )
 
 want=("${BUILD_PKGS[@]}")
