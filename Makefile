@@ -2,7 +2,7 @@
 #   make run    set up this Debian 12 machine, build, run the main job
 #   make test   set up, build, run every test (then the unit tests under ASan+UBSan,
 #               and a build with the CUDA backend when nvcc is installed)
-# Other targets: build, unit, asan, cuda, bench, clean.
+# Other targets: build, unit, asan, cuda, bench, package, image, clean.
 
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD     ?= build
@@ -13,7 +13,7 @@ CTEST_ARGS ?=
 # The CUDA benchmark backend is compiled whenever nvcc exists (run only with a GPU).
 NVCC      := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 
-.PHONY: run test setup build unit asan cuda bench clean
+.PHONY: run test setup build unit asan cuda bench package image clean
 
 setup:
 	@bash scripts/setup.sh
@@ -59,6 +59,14 @@ endif
 
 bench: build
 	@for b in $(BUILD)/bench_*; do echo "== $$b"; $$b --benchmark_min_time=0.2; done
+
+# The Debian package (CPack; dependencies from dpkg-shlibdeps): build/rooftop_VERSION_ARCH.deb
+package: build
+	cmake --build $(BUILD) --target package
+
+# The container image rooftop:VERSION and rooftop:latest (podman or buildah; Containerfile).
+image: build
+	bash scripts/image.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(CUDA_BUILD)
