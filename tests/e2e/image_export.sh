@@ -7,6 +7,7 @@
 # labels: slow image
 # timeout: 900
 set -euo pipefail
+. "$SRC/tests/scrape.sh"
 command -v podman >/dev/null || { echo "podman not installed (scripts/setup.sh)"; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "needs root for chroot"; exit 1; }
 TAG=localhost/rooftop:e2e
@@ -34,10 +35,6 @@ mount -t proc proc "$ROOT/proc"
 chroot --userspec=65532:65532 "$ROOT" /usr/bin/rooftop monitor --listen "127.0.0.1:$PORT" --interval 1s \
   --db /var/lib/rooftop/history.db --proc-root / >"$WORK/monitor.log" 2>&1 &
 MON_PID=$!
-for _ in $(seq 1 50); do
-  curl -fsS "http://127.0.0.1:$PORT/metrics" >"$WORK/metrics" 2>/dev/null && break
-  sleep 0.2
-done
-grep -q '^# TYPE' "$WORK/metrics" || { echo "no metrics scraped"; cat "$WORK/monitor.log"; exit 1; }
+scrape_metrics "$PORT" "$WORK/metrics" "$WORK/monitor.log"
 [ -s "$ROOT/var/lib/rooftop/history.db" ] || { echo "the non-root user could not write its history"; exit 1; }
 echo "image $TAG: $(du -sh "$ROOT" | cut -f1) root; monitor serves $(grep -c '^# TYPE' "$WORK/metrics") metric families"

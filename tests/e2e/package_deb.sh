@@ -8,6 +8,7 @@
 # labels: slow package
 # timeout: 1800
 set -euo pipefail
+. "$SRC/tests/scrape.sh"
 MIRROR=${ROOFTOP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 CACHE="$BUILD/debootstrap/bookworm-minbase.tgz"
 ROOT="$WORK/root"
@@ -58,9 +59,5 @@ zcat "$ROOT/usr/share/man/man1/rooftop.1.gz" | grep -q '^\.SH'
 
 chroot "$ROOT" rooftop monitor --listen "127.0.0.1:$PORT" --interval 1s --db /tmp/history.db >"$WORK.monitor.log" 2>&1 &
 MON_PID=$!
-for _ in $(seq 1 50); do
-  curl -fsS "http://127.0.0.1:$PORT/metrics" >"$WORK.metrics" 2>/dev/null && break
-  sleep 0.2
-done
-grep -q '^# TYPE' "$WORK.metrics" || { echo "no metrics scraped"; cat "$WORK.monitor.log"; exit 1; }
+scrape_metrics "$PORT" "$WORK.metrics" "$WORK.monitor.log"
 echo "installed .deb ($(basename "$DEB")) advises and serves $(grep -c '^# TYPE' "$WORK.metrics") metric families"
