@@ -20,8 +20,15 @@ bool named(const ChartValue& v, const std::string& kind, const std::string& fiel
 void templatize(Tree& t, const ChartValue& v, const std::string& kind) {
   if (t.is_object()) {
     for (auto& [k, child] : t.items()) {
-      if (named(v, kind, k) && child == v.value) child = placeholder(v.key);
-      else templatize(child, v, kind);
+      if (named(v, kind, k) && child == v.value) {
+        child = placeholder(v.key);
+      } else if (named(v, kind, k) && child.is_array()) {
+        for (Tree& item : child) {
+          if (item == v.value) item = placeholder(v.key);
+        }
+      } else {
+        templatize(child, v, kind);
+      }
     }
   } else if (t.is_array()) {
     for (Tree& child : t) templatize(child, v, kind);

@@ -17,8 +17,9 @@ struct Manifest {
 };
 
 // A chart value: every member named one of `fields` ("name", or "Kind:name"
-// for that kind's documents only) whose value equals `value` becomes
-// `{{ .Values.<key> }}` in the templates.
+// for that kind's documents only) whose value equals `value`, or a list
+// item of such a member that does, becomes `{{ .Values.<key> }}` in the
+// templates.
 struct ChartValue {
   std::string key;
   std::vector<std::string> fields;

@@ -311,7 +311,7 @@ Result<std::vector<File>> monitor_manifests(const MonitorSpec& s) {
                              {"alert-rules.yml", alert_rules(s)},
                              {"grafana-dashboard.json", grafana_dashboard(s)}};
   Chart chart{"rooftop-monitor", "rooftop monitor on every accelerator node (written by rooftop deploy monitor)",
-              {{"namespace", {"namespace"}, s.ns}, {"image", {"image"}, s.image}}};
+              {{"namespace", {"namespace", "matchNames"}, s.ns}, {"image", {"image"}, s.image}}};
   return write_manifests(m, extra, s.format, chart);
 }
 
