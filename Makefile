@@ -7,7 +7,7 @@
 #   make check  make test, then the `slow` tests (fixed-time fuzzing, package and
 #               image tests), the unit and golden tests again under ASan+UBSan,
 #               and a build with the CUDA backend when nvcc is installed
-# Other targets: setup, build, unit, asan, cuda, bench, profile, clean.
+# Other targets: setup, build, unit, asan, cuda, bench, profile, package, image, clean.
 
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD     ?= build
@@ -19,7 +19,7 @@ CTEST_ARGS ?=
 NVCC      := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 CONFIGURE  = cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
 
-.PHONY: run test check setup setup-test build build-all unit asan cuda slow bench profile clean
+.PHONY: run test check setup setup-test build build-all unit asan cuda slow bench profile package image clean
 
 # Packages: `setup` installs what building and running need; `setup-test`
 # adds what the tests drive (GoogleTest, Prometheus, Chromium, clang, ...).
@@ -88,6 +88,15 @@ bench: build-all
 # Where the last build's compile time went (ninja log) and the ccache hit rate.
 profile:
 	@bash scripts/build-profile.sh $(BUILD) 10
+
+# The Debian package (CPack; dependencies from dpkg-shlibdeps): build/rooftop_VERSION_ARCH.deb
+package: build
+	cmake --build $(BUILD) --target package
+
+# The container image rooftop:VERSION and rooftop:latest (podman or buildah,
+# test packages; Containerfile).
+image: setup-test build
+	bash scripts/image.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(CUDA_BUILD)

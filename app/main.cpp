@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "version.h"
 
 int main(int argc, char** argv) {
   using namespace rooftop::app;
@@ -20,7 +21,7 @@ int main(int argc, char** argv) {
       "Predicts performance with a roofline model over a sourced catalog of GPUs, TPUs, NPUs,\n"
       "FPGAs, edge boards and CPUs; measures the machine you have; monitors and analyses fleets.",
       "rooftop"};
-  app.set_version_flag("--version", std::string("rooftop ") + ROOFTOP_VERSION);
+  app.set_version_flag("--version", version_text, "Print the version, build options and backends, and exit");
   app.require_subcommand(1);
   app.fallthrough();
   GlobalOptions global;

@@ -14,6 +14,7 @@ BUILD_PKGS=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libopenmpi-dev openmpi-bin libhwloc-dev
   libopenblas-dev
+  help2man
 )
 # What the tests build with and drive: GoogleTest and Google Benchmark, a real
 # Prometheus and promtool, ONNX models made with python3-onnx, a headless
@@ -24,6 +25,7 @@ TEST_PKGS=(
   prometheus prometheus-node-exporter python3 python3-onnx python3-numpy python3-yaml python3-jsonschema
   chromium curl procps wrk shellcheck
   clang libclang-rt-14-dev
+  debootstrap podman buildah
 )
 
 want=("${BUILD_PKGS[@]}")

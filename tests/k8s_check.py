@@ -4,6 +4,9 @@ tests/data/k8s/openapi-subset.json: every document's apiVersion/kind must be
 known, every field must exist in that API version, required fields present,
 types right. Also checks a Grafana dashboard JSON for the fields Grafana needs.
 
+Every apiVersion/kind must also be one that Kubernetes 1.27 and later
+serve (SERVED below), or a CRD of a named operator.
+
 usage: k8s_check.py SCHEMA FILE...   (.yaml/.yml manifests, .json dashboards)
 """
 import json
@@ -11,6 +14,50 @@ import re
 import sys
 
 import yaml
+
+# Built-in API versions: (first Kubernetes release serving it, first release
+# that no longer does or None). Kubernetes deprecated API migration guide
+# (kubernetes.io/docs/reference/using-api/deprecation-guide) and API reference.
+SERVED = {
+    "v1/Namespace": ("1.0", None),
+    "v1/Service": ("1.0", None),
+    "v1/ServiceAccount": ("1.0", None),
+    "v1/ResourceQuota": ("1.0", None),
+    "v1/PersistentVolumeClaim": ("1.0", None),
+    "apps/v1/Deployment": ("1.9", None),
+    "apps/v1/DaemonSet": ("1.9", None),
+    "autoscaling/v2/HorizontalPodAutoscaler": ("1.23", None),
+    "policy/v1/PodDisruptionBudget": ("1.21", None),
+    # For the record: versions rooftop must never write again.
+    "autoscaling/v2beta2/HorizontalPodAutoscaler": ("1.12", "1.26"),
+    "policy/v1beta1/PodDisruptionBudget": ("1.5", "1.25"),
+}
+# Custom resources, served wherever their operator's CRDs are installed.
+CRDS = {
+    "monitoring.coreos.com/v1/ServiceMonitor": "Prometheus Operator",
+    "monitoring.coreos.com/v1/PodMonitor": "Prometheus Operator",
+    "keda.sh/v1alpha1/ScaledObject": "KEDA 2.x",
+}
+MIN_K8S = (1, 27)
+
+
+def version(v):
+    return tuple(int(x) for x in v.split("."))
+
+
+def served(key):
+    """None when Kubernetes 1.27+ serves this apiVersion/kind (or it is a known CRD), else why not."""
+    if key in CRDS:
+        return None
+    if key not in SERVED:
+        return "not a Kubernetes API version/kind rooftop knows to be served"
+    since, removed = SERVED[key]
+    if version(since) > MIN_K8S:
+        return f"served only from Kubernetes {since}"
+    if removed is not None:
+        return f"no longer served from Kubernetes {removed}"
+    return None
+
 
 QUANTITY = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|[KMGTPE]i?|[munk]|)$")
 
@@ -90,6 +137,10 @@ def main():
                 continue
             docs += 1
             key = f"{doc.get('apiVersion')}/{doc.get('kind')}"
+            why = served(key)
+            if why:
+                errs.append(f"{f}#{n}: {key}: {why}")
+                continue
             if key not in schema["kinds"]:
                 errs.append(f"{f}#{n}: unknown apiVersion/kind {key}")
                 continue

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
+#include "deploy/chart.h"
 #include "deploy/deploy.h"
 #include "deploy/metric_names.h"
 #include "deploy/yaml_out.h"
@@ -25,6 +28,9 @@ const MetricNames& metric_names(bool rooftop_names) {
 namespace {
 
 const char* kApp = "rooftop-monitor";
+// The image's user (Containerfile): not root, no login.
+constexpr int kImageUid = 65532;
+const char* kPodResources = "/var/lib/kubelet/pod-resources";
 
 Tree meta(const MonitorSpec& s, const std::string& name) {
   return Tree{{"name", name},
@@ -32,54 +38,90 @@ Tree meta(const MonitorSpec& s, const std::string& name) {
               {"labels", Tree{{"app.kubernetes.io/name", kApp}, {"app.kubernetes.io/part-of", "rooftop"}}}};
 }
 
-// Vendor library folders the exporter loads with dlopen, mounted read-only.
-std::vector<std::string> vendor_paths(const MonitorSpec& s) {
-  std::vector<std::string> paths;
-  auto add = [&](const std::string& p) {
-    for (const std::string& q : paths) {
-      if (q == p) return;
-    }
-    paths.push_back(p);
-  };
-  if (s.accelerators.empty()) add("/usr/lib/x86_64-linux-gnu");
+// The nodes of one vendor: one DaemonSet each, as the runtime class, the
+// management library and the user differ per vendor.
+struct VendorNodes {
+  std::string vendor;
+  DeviceResource resource;
+  Tree node_terms = Tree::array();  // nodeSelectorTerms (ORed)
+};
+
+std::vector<VendorNodes> vendor_nodes(const MonitorSpec& s) {
+  std::vector<VendorNodes> groups;
+  if (s.accelerators.empty()) {
+    // NVIDIA GPU feature discovery (GPU Operator) labels every GPU node.
+    catalog::Accelerator any;
+    any.vendor = "nvidia";
+    any.kind = catalog::Kind::gpu;
+    VendorNodes g{"nvidia", *device_resource_for(any)};
+    g.node_terms.push_back(Tree{{"matchExpressions", Tree::array({Tree{{"key", "nvidia.com/gpu.present"},
+                                                                       {"operator", "In"},
+                                                                       {"values", Tree::array({"true"})}}})}});
+    groups.push_back(std::move(g));
+    return groups;
+  }
   for (const catalog::Accelerator* a : s.accelerators) {
     Result<DeviceResource> r = device_resource_for(*a);
-    if (!r) continue;
-    for (const std::string& p : r->host_paths) {
-      if (p != "/dev") add(p);
+    DeviceResource res = r ? *r : DeviceResource{};
+    if (!r) {
+      res.node_label_key = "rooftop.io/accelerator";
+      res.node_label_value = a->id;
     }
+    VendorNodes* g = nullptr;
+    for (VendorNodes& x : groups) {
+      if (x.vendor == a->vendor) g = &x;
+    }
+    if (!g) {
+      groups.push_back(VendorNodes{a->vendor, res});
+      g = &groups.back();
+    }
+    Tree term = Tree{{"matchExpressions", Tree::array({Tree{{"key", res.node_label_key},
+                                                             {"operator", "In"},
+                                                             {"values", Tree::array({res.node_label_value})}}})}};
+    if (std::find(g->node_terms.begin(), g->node_terms.end(), term) == g->node_terms.end()) g->node_terms.push_back(term);
   }
-  return paths;
+  return groups;
 }
 
-Tree daemonset(const MonitorSpec& s) {
+Tree daemonset(const MonitorSpec& s, const VendorNodes& g, bool single) {
+  const DeviceResource& r = g.resource;
+  const std::string name = single ? std::string(kApp) : std::string(kApp) + "-" + g.vendor;
+  Tree pod_labels = Tree{{"app.kubernetes.io/name", kApp}, {"rooftop.io/vendor", g.vendor}};
   Tree mounts = Tree::array({Tree{{"name", "proc"}, {"mountPath", "/host/proc"}, {"readOnly", true}},
                              Tree{{"name", "sys"}, {"mountPath", "/host/sys"}, {"readOnly", true}},
+                             Tree{{"name", "pod-resources"}, {"mountPath", kPodResources}, {"readOnly", true}},
                              Tree{{"name", "state"}, {"mountPath", "/var/lib/rooftop"}}});
   Tree volumes = Tree::array({Tree{{"name", "proc"}, {"hostPath", Tree{{"path", "/proc"}}}},
                               Tree{{"name", "sys"}, {"hostPath", Tree{{"path", "/sys"}}}},
-                              Tree{{"name", "state"}, {"hostPath", Tree{{"path", "/var/lib/rooftop"},
-                                                                        {"type", "DirectoryOrCreate"}}}}});
+                              Tree{{"name", "pod-resources"}, {"hostPath", Tree{{"path", kPodResources},
+                                                                                {"type", "Directory"}}}},
+                              Tree{{"name", "state"}, {"emptyDir", Tree{{"sizeLimit", "1Gi"}}}}});
+  // Vendor management-library folders only (never the host's system
+  // library folder): mounted read-only at the same path.
   std::string ld_path;
   int i = 0;
-  for (const std::string& p : vendor_paths(s)) {
-    std::string name = "vendor" + std::to_string(i);
-    std::string mount = "/host/vendor/" + std::to_string(i++);
-    mounts.push_back(Tree{{"name", name}, {"mountPath", mount}, {"readOnly", true}});
-    volumes.push_back(Tree{{"name", name}, {"hostPath", Tree{{"path", p}}}});
-    ld_path += (ld_path.empty() ? "" : ":") + mount;
+  for (const std::string& p : r.library_paths) {
+    std::string vol = "vendor-lib" + std::to_string(i++);
+    mounts.push_back(Tree{{"name", vol}, {"mountPath", p}, {"readOnly", true}});
+    volumes.push_back(Tree{{"name", vol}, {"hostPath", Tree{{"path", p}, {"type", "Directory"}}}});
+    ld_path += (ld_path.empty() ? "" : ":") + p;
   }
   Tree args = Tree::array({"monitor", "--listen", fmt::format("0.0.0.0:{}", s.port), "--interval", s.interval,
                            "--db", "/var/lib/rooftop/history.db", "--retention", "7d", "--names",
                            s.rooftop_names ? "rooftop" : "dcgm", "--proc-root", "/host"});
+  Tree env = Tree::array({Tree{{"name", "NODE_NAME"}, {"valueFrom", Tree{{"fieldRef", Tree{{"fieldPath", "spec.nodeName"}}}}}}});
+  if (!ld_path.empty()) env.push_back(Tree{{"name", "LD_LIBRARY_PATH"}, {"value", ld_path}});
+  if (g.vendor == "nvidia") {
+    // The NVIDIA container runtime injects NVML and every device node without
+    // the pod requesting (and so taking) a GPU.
+    env.push_back(Tree{{"name", "NVIDIA_VISIBLE_DEVICES"}, {"value", "all"}});
+    env.push_back(Tree{{"name", "NVIDIA_DRIVER_CAPABILITIES"}, {"value", "utility"}});
+  }
   Tree c = Tree::object();
   c["name"] = "rooftop";
   c["image"] = s.image;
   c["args"] = args;
-  c["env"] = Tree::array({Tree{{"name", "LD_LIBRARY_PATH"}, {"value", ld_path}},
-                          Tree{{"name", "NVIDIA_VISIBLE_DEVICES"}, {"value", "all"}},
-                          Tree{{"name", "NVIDIA_DRIVER_CAPABILITIES"}, {"value", "utility"}},
-                          Tree{{"name", "NODE_NAME"}, {"valueFrom", Tree{{"fieldRef", Tree{{"fieldPath", "spec.nodeName"}}}}}}});
+  c["env"] = env;
   c["ports"] = Tree::array({Tree{{"name", "metrics"}, {"containerPort", s.port}, {"protocol", "TCP"}}});
   c["resources"] = Tree{{"requests", Tree{{"cpu", "20m"}, {"memory", "32Mi"}}},
                         {"limits", Tree{{"cpu", "200m"}, {"memory", "128Mi"}}}};
@@ -89,16 +131,32 @@ Tree daemonset(const MonitorSpec& s) {
   c["securityContext"] = Tree{{"readOnlyRootFilesystem", true}, {"allowPrivilegeEscalation", false},
                               {"capabilities", Tree{{"drop", Tree::array({"ALL"})}}}};
   c["volumeMounts"] = mounts;
-  Tree pod_spec = Tree{{"serviceAccountName", kApp},
-                       {"priorityClassName", "system-node-critical"},
-                       {"tolerations", Tree::array({Tree{{"operator", "Exists"}}})},
-                       {"containers", Tree::array({c})},
-                       {"volumes", volumes}};
-  Tree spec = Tree{{"selector", Tree{{"matchLabels", Tree{{"app.kubernetes.io/name", kApp}}}}},
+  Tree pod_security = Tree{{"seccompProfile", Tree{{"type", "RuntimeDefault"}}}};
+  Tree annotations = Tree::object();
+  if (r.monitor_root_reason.empty()) {
+    pod_security["runAsNonRoot"] = true;
+    pod_security["runAsUser"] = kImageUid;
+    pod_security["runAsGroup"] = kImageUid;
+  } else {
+    pod_security["runAsUser"] = 0;
+    annotations["rooftop.io/runs-as-root"] = r.monitor_root_reason;
+  }
+  Tree pod_spec = Tree::object();
+  pod_spec["serviceAccountName"] = kApp;
+  if (!r.runtime_class.empty()) pod_spec["runtimeClassName"] = r.runtime_class;
+  pod_spec["priorityClassName"] = "system-node-critical";
+  pod_spec["securityContext"] = pod_security;
+  pod_spec["affinity"] = Tree{{"nodeAffinity", Tree{{"requiredDuringSchedulingIgnoredDuringExecution",
+                                                     Tree{{"nodeSelectorTerms", g.node_terms}}}}}};
+  pod_spec["tolerations"] = Tree::array({Tree{{"operator", "Exists"}}});
+  pod_spec["containers"] = Tree::array({c});
+  pod_spec["volumes"] = volumes;
+  Tree pod_meta = Tree{{"labels", pod_labels}};
+  if (!annotations.empty()) pod_meta["annotations"] = annotations;
+  Tree spec = Tree{{"selector", Tree{{"matchLabels", pod_labels}}},
                    {"updateStrategy", Tree{{"type", "RollingUpdate"}, {"rollingUpdate", Tree{{"maxUnavailable", 1}}}}},
-                   {"template", Tree{{"metadata", Tree{{"labels", Tree{{"app.kubernetes.io/name", kApp}}}}},
-                                     {"spec", pod_spec}}}};
-  return Tree{{"apiVersion", "apps/v1"}, {"kind", "DaemonSet"}, {"metadata", meta(s, kApp)}, {"spec", spec}};
+                   {"template", Tree{{"metadata", pod_meta}, {"spec", pod_spec}}}};
+  return Tree{{"apiVersion", "apps/v1"}, {"kind", "DaemonSet"}, {"metadata", meta(s, name)}, {"spec", spec}};
 }
 
 Tree service(const MonitorSpec& s) {
@@ -114,6 +172,37 @@ Tree service_account(const MonitorSpec& s) {
               {"automountServiceAccountToken", false}};
 }
 
+Tree node_relabel_operator() {
+  return Tree{{"sourceLabels", Tree::array({"__meta_kubernetes_pod_node_name"})}, {"targetLabel", "node"}};
+}
+
+// Prometheus Operator: the exporter through its Service.
+Tree service_monitor(const MonitorSpec& s) {
+  return Tree{{"apiVersion", "monitoring.coreos.com/v1"},
+              {"kind", "ServiceMonitor"},
+              {"metadata", meta(s, kApp)},
+              {"spec", Tree{{"selector", Tree{{"matchLabels", Tree{{"app.kubernetes.io/name", kApp}}}}},
+                            {"namespaceSelector", Tree{{"matchNames", Tree::array({s.ns})}}},
+                            {"endpoints", Tree::array({Tree{{"port", "metrics"},
+                                                            {"interval", s.scrape_interval},
+                                                            {"relabelings", Tree::array({node_relabel_operator()})}}})}}}};
+}
+
+// Prometheus Operator: every model server `rooftop deploy serve` wrote, in
+// any namespace, with namespace, pod and app labels (the autoscalers' query).
+Tree pod_monitor(const MonitorSpec& s) {
+  return Tree{{"apiVersion", "monitoring.coreos.com/v1"},
+              {"kind", "PodMonitor"},
+              {"metadata", meta(s, "rooftop-model-servers")},
+              {"spec", Tree{{"selector", Tree{{"matchLabels", Tree{{"app.kubernetes.io/component", "server"},
+                                                                   {"app.kubernetes.io/part-of", "rooftop"}}}}},
+                            {"namespaceSelector", Tree{{"any", true}}},
+                            {"podTargetLabels", Tree::array({"app.kubernetes.io/name"})},
+                            {"podMetricsEndpoints", Tree::array({Tree{{"port", "http"},
+                                                                      {"path", "/metrics"},
+                                                                      {"interval", s.scrape_interval}}})}}}};
+}
+
 Tree rule(const std::string& name, const std::string& expr, const std::string& for_, const std::string& severity,
           const std::string& summary, const std::string& description) {
   return Tree{{"alert", name},
@@ -123,24 +212,50 @@ Tree rule(const std::string& name, const std::string& expr, const std::string& f
               {"annotations", Tree{{"summary", summary}, {"description", description}}}};
 }
 
+Tree relabel(const std::vector<std::string>& sources, const std::string& action_or_target, const std::string& regex,
+             const std::string& replacement = "") {
+  Tree r = Tree{{"source_labels", Tree::array()}};
+  for (const std::string& x : sources) r["source_labels"].push_back(x);
+  if (action_or_target == "keep") {
+    r["action"] = "keep";
+  } else {
+    r["target_label"] = action_or_target;
+  }
+  r["regex"] = regex;
+  if (!replacement.empty()) r["replacement"] = replacement;
+  return r;
+}
+
 }  // namespace
 
-// Targets come from DNS: the exporter's headless Service has one A record per
-// pod. (Debian's Prometheus is built without Kubernetes service discovery,
-// so this form is also the one its promtool can check.)
+// In-cluster Prometheus without the Operator: Kubernetes pod discovery for
+// the exporter pods and for the model servers (vLLM's queue, labelled with
+// namespace, pod and app for the autoscalers). No localhost target.
 std::string prometheus_config(const MonitorSpec& s) {
-  Tree dns_job = Tree{{"job_name", "rooftop"},
+  Tree exporter = Tree{{"job_name", "rooftop"},
+                       {"scrape_interval", s.scrape_interval},
+                       {"kubernetes_sd_configs", Tree::array({Tree{{"role", "pod"},
+                                                                   {"namespaces", Tree{{"names", Tree::array({s.ns})}}}}})},
+                       {"relabel_configs", Tree::array({
+                           relabel({"__meta_kubernetes_pod_label_app_kubernetes_io_name"}, "keep", kApp),
+                           relabel({"__meta_kubernetes_pod_container_port_name"}, "keep", "metrics"),
+                           relabel({"__meta_kubernetes_pod_node_name"}, "node", "(.*)"),
+                       })}};
+  Tree servers = Tree{{"job_name", "rooftop-model-servers"},
                       {"scrape_interval", s.scrape_interval},
-                      {"dns_sd_configs", Tree::array({Tree{{"names", Tree::array({fmt::format("{}.{}.svc.cluster.local", kApp, s.ns)})},
-                                                           {"type", "A"},
-                                                           {"port", s.port},
-                                                           {"refresh_interval", "30s"}}})}};
-  Tree local_job = Tree{{"job_name", "rooftop-local"},
-                        {"scrape_interval", s.scrape_interval},
-                        {"static_configs", Tree::array({Tree{{"targets", Tree::array({fmt::format("127.0.0.1:{}", s.port)})}}})}};
+                      {"kubernetes_sd_configs", Tree::array({Tree{{"role", "pod"}}})},
+                      {"relabel_configs", Tree::array({
+                          relabel({"__meta_kubernetes_pod_label_app_kubernetes_io_component",
+                                   "__meta_kubernetes_pod_label_app_kubernetes_io_part_of"}, "keep", "server;rooftop"),
+                          relabel({"__meta_kubernetes_pod_container_port_name"}, "keep", "http"),
+                          relabel({"__meta_kubernetes_pod_annotation_prometheus_io_path"}, "__metrics_path__", "(.+)"),
+                          relabel({"__meta_kubernetes_namespace"}, "namespace", "(.*)"),
+                          relabel({"__meta_kubernetes_pod_name"}, "pod", "(.*)"),
+                          relabel({"__meta_kubernetes_pod_label_app_kubernetes_io_name"}, "app_kubernetes_io_name", "(.*)"),
+                      })}};
   Tree cfg = Tree{{"global", Tree{{"scrape_interval", s.scrape_interval}, {"evaluation_interval", "30s"}}},
                   {"rule_files", Tree::array({"alert-rules.yml"})},
-                  {"scrape_configs", Tree::array({dns_job, local_job})}};
+                  {"scrape_configs", Tree::array({exporter, servers})}};
   return to_yaml(cfg);
 }
 
@@ -162,9 +277,12 @@ std::string alert_rules(const MonitorSpec& s) {
       rule("RooftopAcceleratorThrottling", throttle, "10m", "warning",
            "Accelerator {{ $labels.gpu }} on {{ $labels." + m.host_label + " }} is throttling",
            "Clocks are held down by a power cap, thermal limit or hardware slowdown (NVML clocks-event reasons)."),
-      rule("RooftopXidError", fmt::format("changes({}[15m]) > 0", m.xid), "0m", "critical",
+      // The series holds the last XID code: `and` keeps the left-hand value
+      // (the code) where it changed within 15 minutes.
+      rule("RooftopXidError", fmt::format("({0} > 0) and (changes({0}[15m]) > 0)", m.xid), "0m", "critical",
            "XID error on accelerator {{ $labels.gpu }} of {{ $labels." + m.host_label + " }}",
-           "The driver reported XID {{ $value }}: see NVIDIA's XID catalogue; the device may need a reset."),
+           "The driver reported XID {{ $value }} in the last 15 minutes: see NVIDIA's XID catalogue; the device may "
+           "need a reset."),
       rule("RooftopExporterDown", "up{job=~\"rooftop.*\"} == 0", "2m", "critical",
            "rooftop monitor on {{ $labels.instance }} is down", "Prometheus cannot scrape the exporter."),
       rule("RooftopAcceleratorMemoryPressure", mem_ratio + " > 0.95", "10m", "warning",
@@ -180,14 +298,22 @@ Result<std::vector<File>> monitor_manifests(const MonitorSpec& s) {
   if (s.port < 1 || s.port > 65535) return make_error(Errc::invalid_input, "port must be 1..65535", "--port");
   if (s.image.empty() || s.image.find_first_of(" \t\n") != std::string::npos)
     return make_error(Errc::invalid_input, "a container image is required", "--image");
-  std::vector<File> files;
-  files.push_back({"serviceaccount.yaml", to_yaml(service_account(s))});
-  files.push_back({"daemonset.yaml", to_yaml(daemonset(s))});
-  files.push_back({"service.yaml", to_yaml(service(s))});
-  files.push_back({"prometheus.yml", prometheus_config(s)});
-  files.push_back({"alert-rules.yml", alert_rules(s)});
-  files.push_back({"grafana-dashboard.json", grafana_dashboard(s)});
-  return files;
+  std::vector<Manifest> m;
+  m.push_back({"serviceaccount.yaml", service_account(s)});
+  std::vector<VendorNodes> groups = vendor_nodes(s);
+  for (const VendorNodes& g : groups) {
+    std::string file = groups.size() == 1 ? "daemonset.yaml" : "daemonset-" + g.vendor + ".yaml";
+    m.push_back({file, daemonset(s, g, groups.size() == 1)});
+  }
+  m.push_back({"service.yaml", service(s)});
+  m.push_back({"servicemonitor.yaml", service_monitor(s)});
+  m.push_back({"podmonitor.yaml", pod_monitor(s)});
+  std::vector<File> extra = {{"prometheus.yml", prometheus_config(s)},
+                             {"alert-rules.yml", alert_rules(s)},
+                             {"grafana-dashboard.json", grafana_dashboard(s)}};
+  Chart chart{"rooftop-monitor", "rooftop monitor on every accelerator node (written by rooftop deploy monitor)",
+              {{"namespace", {"namespace", "matchNames"}, s.ns}, {"image", {"image"}, s.image}}};
+  return write_manifests(m, extra, s.format, chart);
 }
 
 }  // namespace rooftop::deploy

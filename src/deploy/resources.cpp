@@ -1,5 +1,6 @@
-// Which Kubernetes extended resource and node conventions each vendor's
-// device plugin uses. Sources are listed in docs/deploy.md.
+// Which Kubernetes extended resource, node conventions, container runtime and
+// vLLM build each vendor uses: the one table of vendors. Sources are listed
+// in docs/deploy.md.
 #include <regex>
 
 #include "deploy/deploy.h"
@@ -24,6 +25,19 @@ bool is_dns_label(const std::string& s) {
   return std::regex_match(s, kLabel);
 }
 
+std::string dns_label(const std::string& name) {
+  std::string out;
+  for (char ch : name) {
+    char c = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (ok) out += c;
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  if (out.size() > 63) out.resize(63);
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
 Result<DeviceResource> device_resource_for(const catalog::Accelerator& a) {
   DeviceResource r;
   r.node_label_key = kNodeLabel;
@@ -33,23 +47,31 @@ Result<DeviceResource> device_resource_for(const catalog::Accelerator& a) {
     r.resource = "nvidia.com/gpu";
     r.taint_key = "nvidia.com/gpu";
     r.plugin = "NVIDIA k8s-device-plugin";
-    r.host_paths = {"/usr/lib/x86_64-linux-gnu", "/dev"};
+    r.runtime_class = "nvidia";  // NVML is injected by the NVIDIA container toolkit
+    r.serving_image = "vllm/vllm-openai:v0.11.0";
+    r.serving_image_source = "docs.vllm.ai/en/stable/deployment/docker (official image vllm/vllm-openai)";
   } else if (v == "amd" && a.kind == catalog::Kind::gpu) {
     r.resource = "amd.com/gpu";
     r.taint_key = "amd.com/gpu";
     r.plugin = "ROCm k8s-device-plugin";
-    r.host_paths = {"/opt/rocm/lib", "/dev"};
+    r.library_paths = {"/opt/rocm/lib"};  // ROCm SMI; the device plugin passes devices, not libraries
+    r.serving_image = "rocm/vllm:rocm6.3.1_instinct_vllm0.8.3_20250415";
+    r.serving_image_source = "hub.docker.com/r/rocm/vllm (tag listed in ROCm/amdgpu-docs issue 88); rocm.docs.amd.com vLLM inference";
   } else if (v == "huawei") {
     if (a.id.find("910") != std::string::npos) r.resource = "huawei.com/Ascend910";
     else if (a.id.find("310p") != std::string::npos) r.resource = "huawei.com/Ascend310P";
     else r.resource = "huawei.com/Ascend310";
     r.plugin = "Ascend device plugin (Ascend/ascend-device-plugin)";
-    r.host_paths = {"/usr/local/Ascend/driver", "/usr/local/dcmi", "/dev"};
+    r.library_paths = {"/usr/local/Ascend/driver/lib64", "/usr/local/dcmi"};
+    r.monitor_root_reason = "DCMI opens /dev/davinci_manager, which the Ascend driver creates for root (HwHiAiUser group) only";
+    r.serving_image = "quay.io/ascend/vllm-ascend:v0.23.0";
+    r.serving_image_source = "docs.vllm.ai/projects/ascend quick start (quay.io/ascend/vllm-ascend); MindIE images are on Ascend Hub";
   } else if (v == "intel" && a.kind != catalog::Kind::cpu) {
     r.resource = "habana.ai/gaudi";
     r.taint_key = "habana.ai/gaudi";
     r.plugin = "Habana device plugin for Kubernetes";
-    r.host_paths = {"/dev"};
+    r.serving_image = "vault.habana.ai/gaudi-docker/1.23.0/ubuntu22.04/habanalabs/vllm-installer-2.9.0:latest";
+    r.serving_image_source = "docs.habana.ai vLLM Quick Start Guide (vllm-installer images)";
   } else if (v == "google") {
     r.resource = "google.com/tpu";
     r.taint_key = "google.com/tpu";
@@ -60,11 +82,12 @@ Result<DeviceResource> device_resource_for(const catalog::Accelerator& a) {
       r.node_label_key = kNodeLabel;
       r.node_label_value = a.id;
     }
+    r.serving_image = "vllm/vllm-tpu:latest";
+    r.serving_image_source = "docs.vllm.ai/projects/tpu installation (Run with Docker)";
   } else if (v == "aws") {
     r.resource = "aws.amazon.com/neuron";
     r.taint_key = "aws.amazon.com/neuron";
     r.plugin = "AWS Neuron device plugin";
-    r.host_paths = {"/dev"};
   } else if (v == "graphcore") {
     r.resource = "graphcore.ai/ipu";
     r.plugin = "Graphcore Kubernetes IPU device plugin";
