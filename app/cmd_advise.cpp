@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -132,12 +133,23 @@ void print_text(const advise::Scenario& s, const advise::Advice& a, std::size_t 
   }
 }
 
+// Today's date, UTC, as "YYYY-MM-DD".
+std::string today_utc() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
 int run_advise(const AdviseOptions& o, const GlobalOptions& global) {
   // 1. The scenario, the catalog and the workload it names.
   Result<std::string> text = read_file(o.scenario);
   if (!text) return report_error(text.error());
   Result<advise::Scenario> s = advise::parse_scenario(*text, o.scenario);
   if (!s) return report_error(s.error());
+  s->today = today_utc();  // ages catalog prices (a note when one is over 12 months old)
   Result<catalog::Catalog> cat = load_catalog(global);
   if (!cat) return report_error(cat.error());
   WorkloadInputs inputs;

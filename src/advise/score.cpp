@@ -89,9 +89,15 @@ void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco
   }
   if (c.priced && best_tco > 0) {
     sc.tco = best_tco / *c.cost.tco_usd;
-    std::string parts = s.deployment == Deployment::cloud
-                            ? "cloud $" + si(*c.cost.cloud_usd)
-                            : "capex $" + si(*c.cost.capex_usd) + " + energy $" + si(*c.cost.energy_usd);
+    auto buy = [&] {
+      return c.cost.capex_usd && c.cost.energy_usd
+                 ? "capex $" + si(*c.cost.capex_usd) + " + energy $" + si(*c.cost.energy_usd)
+                 : std::string("buying: price unknown");
+    };
+    auto rent = [&] { return c.cost.cloud_usd ? "cloud $" + si(*c.cost.cloud_usd) : std::string("renting: price unknown"); };
+    std::string parts = s.deployment == Deployment::cloud    ? rent()
+                        : s.deployment == Deployment::either ? buy() + "; or " + rent()
+                                                             : buy();
     ex.push_back("TCO " + two(*sc.tco) + ": $" + si(*c.cost.tco_usd) + " over " + two(s.horizon_years) + " years (" +
                  parts + ")");
   } else {
