@@ -9,6 +9,7 @@
 #include <set>
 
 #include "advise/advise.h"
+#include "advise/formulas.h"
 
 namespace rooftop::advise {
 namespace {
@@ -116,6 +117,66 @@ TEST(Advise, UnpricedPartsAreNotRankedOnCost) {
     }
   }
   EXPECT_TRUE(seen_unpriced);
+}
+
+// Deployment decides how a part is priced and whether a rented-only part is
+// allowed: on-prem rejects it saying it is cloud-only; cloud prices hours x
+// $/hour x utilisation over the horizon; either prices both.
+TEST(Advise, DeploymentPricesBuyingRentingOrBoth) {
+  catalog::Catalog c = toy_catalog();
+  c.accelerators[1].cloud_only = true;  // mid-gpu: rented only
+  c.accelerators[1].price.list_usd = catalog::Sourced{};
+  for (catalog::Accelerator& a : c.accelerators) a.price.cloud_usd_per_hour = v(2.0);
+  Scenario s = throughput_scenario(1000);
+  s.horizon_years = 1;
+  s.utilisation = 0.5;
+
+  Advice on_prem = run(s, c);
+  bool rejected = false;
+  for (const Rejection& r : on_prem.rejected) {
+    if (r.accelerator != "mid-gpu") continue;
+    rejected = true;
+    EXPECT_EQ(r.reason.rfind("cloud-only:", 0), 0u) << r.reason;
+    EXPECT_NE(r.reason.find("cannot be deployed on-prem"), std::string::npos) << r.reason;
+  }
+  EXPECT_TRUE(rejected);
+
+  s.deployment = Deployment::cloud;
+  Advice cloud = run(s, c);
+  ASSERT_FALSE(cloud.candidates.empty());
+  for (const Candidate& k : cloud.candidates) {
+    ASSERT_TRUE(k.cost.cloud_usd.has_value()) << k.accelerator->id;
+    EXPECT_NEAR(*k.cost.cloud_usd, 2.0 * k.count * kHoursPerYear * 0.5, 1e-6) << k.accelerator->id;
+    EXPECT_FALSE(k.cost.capex_usd.has_value()) << k.accelerator->id;
+  }
+
+  s.deployment = Deployment::either;
+  Advice both = run(s, c);
+  bool saw_both = false;
+  for (const Candidate& k : both.candidates) {
+    ASSERT_TRUE(k.cost.cloud_usd.has_value()) << k.accelerator->id;
+    if (!k.cost.capex_usd || !k.cost.energy_usd) continue;
+    saw_both = true;
+    EXPECT_DOUBLE_EQ(*k.cost.tco_usd, std::min(*k.cost.cloud_usd, *k.cost.capex_usd + *k.cost.energy_usd));
+  }
+  EXPECT_TRUE(saw_both);
+}
+
+// A catalog price more than 12 months older than today is flagged.
+TEST(Advise, OldPricesAreFlagged) {
+  catalog::Catalog c = toy_catalog();
+  for (catalog::Accelerator& a : c.accelerators) a.price.list_date = "2024-06";
+  Scenario s = throughput_scenario(1000);
+  auto flagged = [&](const std::string& today) {
+    s.today = today;
+    for (const Candidate& k : run(s, c).candidates)
+      for (const std::string& n : k.notes)
+        if (n.find("list price dated 2024-06 is") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(flagged("2026-12-01"));
+  EXPECT_FALSE(flagged("2025-01-15"));
+  EXPECT_FALSE(flagged(""));
 }
 
 TEST(Advise, BudgetNeedsAPrice) {

@@ -258,7 +258,14 @@ TEST(EmbeddedCatalog, KnownValuesArePositiveAndSourced) {
 // 362, FP8 733). INT8 is not checked: GeForce cards legitimately quote INT8 at
 // 4x FP16-with-FP32-accumulate.
 TEST(EmbeddedCatalog, PrecisionLadderLooksDense) {
+  // Parts whose vendor states a dense FP8 rate above twice the 16-bit rate.
+  const std::map<std::string, std::string> fp8_beyond_2x = {
+      {"aws-trainium3", "AWS lists MXFP8 2,517 dense next to BF16 671, and BF16 sparse separately as 2,517"},
+      {"tenstorrent-wormhole-n150s", "Tenstorrent's table gives FP8 262 and FP16 74 TFLOPS (FP8 at lower math fidelity)"},
+      {"tenstorrent-wormhole-n300s", "Tenstorrent's table gives FP8 466 and FP16 131 TFLOPS (FP8 at lower math fidelity)"},
+  };
   for (const Accelerator& a : embedded_catalog().accelerators) {
+    if (fp8_beyond_2x.count(a.id)) continue;
     double f16 = std::max(a.peak(Precision::fp16).or_else(0), a.peak(Precision::bf16).or_else(0));
     if (f16 > 0 && a.peak(Precision::fp8).known()) {
       EXPECT_LE(*a.peak(Precision::fp8).value, 2.0 * f16 * 1.05) << a.id << " fp8";
@@ -466,7 +473,9 @@ TEST(EmbeddedCatalog, DerivedFiguresShowTheirFormula) {
     for (Precision p : kAllPrecisions) {
       if (a.peak(p).derived.empty()) continue;
       ++derived;
-      EXPECT_NE(a.peak(p).derived.find(" x "), std::string::npos) << a.id << " " << to_string(p);
+      const std::string& f = a.peak(p).derived;
+      bool arithmetic = f.find(" x ") != std::string::npos || f.find(" / ") != std::string::npos;
+      EXPECT_TRUE(arithmetic) << a.id << " " << to_string(p) << ": '" << f << "' shows no arithmetic";
     }
   }
   EXPECT_GE(derived, 2);  // the Xeon's AMX peaks at least
