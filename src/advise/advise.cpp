@@ -81,8 +81,13 @@ std::string static_reason(const Scenario& s, const catalog::Accelerator& a, std:
     if (!dominated) usable.push_back(p);
   }
   if (usable.empty()) {
-    return "supports none of the allowed precisions " + precision_names(s.precisions) + " (has " +
-           precision_names(a.precisions()) + ")";
+    std::string why = "supports none of the allowed precisions " + precision_names(s.precisions) + " (has " +
+                      precision_names(a.precisions()) + ")";
+    for (Precision p : s.precisions) {  // the catalog's reason when a rate is unpublished
+      if (a.peak(p).known() || a.peak(p).missing_reason.empty()) continue;
+      return why + "; " + std::string(to_string(p)) + " rate unknown: " + a.peak(p).missing_reason;
+    }
+    return why;
   }
   return "";
 }
