@@ -32,6 +32,7 @@ struct AdviseOptions {
 };
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json date_or_null(const std::string& d) { return d.empty() ? json(nullptr) : json(d); }
 
 json candidate_json(const advise::Candidate& c, std::size_t rank) {
   const advise::Scores& s = c.scores;
@@ -57,7 +58,9 @@ json candidate_json(const advise::Candidate& c, std::size_t rank) {
         {"energy_usd", opt(c.cost.energy_usd)},
         {"cloud_usd", opt(c.cost.cloud_usd)},
         {"tco_usd", opt(c.cost.tco_usd)},
-        {"energy_kwh", opt(c.cost.energy_kwh)}}},
+        {"energy_kwh", opt(c.cost.energy_kwh)},
+        {"list_price_date", date_or_null(c.cost.list_price_date)},
+        {"cloud_price_date", date_or_null(c.cost.cloud_price_date)}}},
       {"priced", c.priced},
       {"scores",
        {{"compute_adequacy", s.compute_adequacy},

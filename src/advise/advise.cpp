@@ -89,6 +89,13 @@ std::string static_reason(const Scenario& s, const catalog::Accelerator& a, std:
     }
     return why;
   }
+  // The roofline needs both memory figures; quote the catalog's reason.
+  auto memory_gap = [&](const catalog::Sourced& f, const char* what, const char* need) {
+    return std::string("memory ") + what + " unknown: " +
+           (f.missing_reason.empty() ? std::string("not in the catalog") : f.missing_reason) + "; " + need;
+  };
+  if (!a.memory_bytes_per_s.known()) return memory_gap(a.memory_bytes_per_s, "bandwidth", "the roofline needs it");
+  if (!a.memory_bytes.known()) return memory_gap(a.memory_bytes, "capacity", "cannot check the fit");
   return "";
 }
 
@@ -142,7 +149,12 @@ std::string price_and_check(const Scenario& s, Candidate& c) {
     t.cloud_usd = rent.cloud_usd;
     if (rent.tco_usd && (!t.tco_usd || *rent.tco_usd < *t.tco_usd)) t.tco_usd = rent.tco_usd;
   }
-  c.cost = Cost{t.capex_usd, t.energy_usd, t.cloud_usd, t.tco_usd, t.energy_kwh};
+  c.cost = Cost{t.capex_usd, t.energy_usd, t.cloud_usd, t.tco_usd, t.energy_kwh, {}, {}};
+  // The date of every price the TCO uses ("undated" for a scenario quote).
+  auto dated = [](const std::string& d) { return d.empty() ? std::string("undated") : d; };
+  if (s.deployment != Deployment::cloud && a.price.list_usd.known()) c.cost.list_price_date = dated(a.price.list_date);
+  if (s.deployment != Deployment::on_prem && a.price.cloud_usd_per_hour.known())
+    c.cost.cloud_price_date = dated(a.price.cloud_date);
   c.priced = t.tco_usd.has_value();
   const std::string n = std::to_string(c.count) + " x ";
   if (s.max_power_total_w) {
@@ -194,8 +206,12 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
     if (!a) return make_error(a.error().code, a.error().message, s.file + ": economics.prices");
     for (catalog::Accelerator& x : priced->accelerators) {
       if (x.id != (*a)->id) continue;
-      if (po.list_usd) x.price.list_usd = catalog::Sourced{po.list_usd, "scenario: " + po.source};
-      if (po.cloud_usd_per_hour) x.price.cloud_usd_per_hour = catalog::Sourced{po.cloud_usd_per_hour, "scenario: " + po.source};
+      // A scenario quote carries no date: the catalog's date no longer applies.
+      if (po.list_usd) x.price.list_usd = catalog::Sourced{po.list_usd, "scenario: " + po.source}, x.price.list_date.clear();
+      if (po.cloud_usd_per_hour) {
+        x.price.cloud_usd_per_hour = catalog::Sourced{po.cloud_usd_per_hour, "scenario: " + po.source};
+        x.price.cloud_date.clear();
+      }
     }
   }
   out.catalog = priced;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 
@@ -177,6 +178,53 @@ TEST(Advise, OldPricesAreFlagged) {
   EXPECT_TRUE(flagged("2026-12-01"));
   EXPECT_FALSE(flagged("2025-01-15"));
   EXPECT_FALSE(flagged(""));
+}
+
+// TCO names the date of every price it uses, in the explanation and in
+// Cost; a scenario's own quote carries no date and says so.
+TEST(Advise, TcoListsThePriceDateOfEveryPart) {
+  catalog::Catalog c = toy_catalog();
+  for (catalog::Accelerator& a : c.accelerators) {
+    a.price.list_date = "2025-03";
+    a.price.cloud_usd_per_hour = v(2.0);
+    a.price.cloud_date = "2026-06";
+  }
+  Scenario s = throughput_scenario(1000);
+  s.deployment = Deployment::either;
+  Advice a = run(s, c);
+  ASSERT_FALSE(a.candidates.empty());
+  for (const Candidate& k : a.candidates) {
+    EXPECT_EQ(k.cost.cloud_price_date, "2026-06") << k.accelerator->id;
+    EXPECT_EQ(k.cost.list_price_date, k.accelerator->price.list_usd.known() ? "2025-03" : "") << k.accelerator->id;
+    if (!k.priced) continue;
+    bool said = false;
+    for (const std::string& e : k.explanation) said = said || e.find("cloud price dated 2026-06") != std::string::npos;
+    EXPECT_TRUE(said) << k.accelerator->id;
+  }
+  s.deployment = Deployment::on_prem;
+  s.prices = {PriceOverride{"small-gpu", 1234.0, std::nullopt, "a quote"}};
+  for (const Candidate& k : run(s, c).candidates) {
+    EXPECT_EQ(k.cost.cloud_price_date, "") << "on-prem uses no cloud price";
+    if (k.accelerator->id == "small-gpu") {
+      EXPECT_EQ(k.cost.list_price_date, "undated");
+    }
+  }
+}
+
+// A missing framework says whether the part has no software section at all
+// or lists other frameworks; a missing memory figure quotes its reason.
+TEST(Advise, RejectionsSayExactlyWhatIsMissing) {
+  catalog::Catalog c = toy_catalog();
+  c.accelerators[2].software = {};                                 // small-gpu: nothing known
+  c.accelerators[1].memory_bytes = catalog::Sourced{};
+  c.accelerators[1].memory_bytes.missing_reason = "system memory: depends on the DIMMs";
+  Scenario s = throughput_scenario(1000);
+  s.frameworks = {{"pytorch", ""}};
+  std::map<std::string, std::string> why;
+  for (const Rejection& r : run(s, c).rejected) why[r.accelerator] = r.reason;
+  EXPECT_NE(why["small-gpu"].find("it has no software section"), std::string::npos) << why["small-gpu"];
+  EXPECT_NE(why["npu"].find("(it lists mindspore)"), std::string::npos) << why["npu"];
+  EXPECT_EQ(why["mid-gpu"], "memory capacity unknown: system memory: depends on the DIMMs; cannot check the fit");
 }
 
 TEST(Advise, BudgetNeedsAPrice) {
