@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,7 @@ struct AdviseOptions {
 };
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json date_or_null(const std::string& d) { return d.empty() ? json(nullptr) : json(d); }
 
 json candidate_json(const advise::Candidate& c, std::size_t rank) {
   const advise::Scores& s = c.scores;
@@ -57,7 +59,9 @@ json candidate_json(const advise::Candidate& c, std::size_t rank) {
         {"energy_usd", opt(c.cost.energy_usd)},
         {"cloud_usd", opt(c.cost.cloud_usd)},
         {"tco_usd", opt(c.cost.tco_usd)},
-        {"energy_kwh", opt(c.cost.energy_kwh)}}},
+        {"energy_kwh", opt(c.cost.energy_kwh)},
+        {"list_price_date", date_or_null(c.cost.list_price_date)},
+        {"cloud_price_date", date_or_null(c.cost.cloud_price_date)}}},
       {"priced", c.priced},
       {"scores",
        {{"compute_adequacy", s.compute_adequacy},
@@ -133,12 +137,23 @@ void print_text(const advise::Scenario& s, const advise::Advice& a, std::size_t 
   }
 }
 
+// Today's date, UTC, as "YYYY-MM-DD".
+std::string today_utc() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
 int run_advise(const AdviseOptions& o, const GlobalOptions& global) {
   // 1. The scenario, the catalog and the workload it names.
   Result<std::string> text = read_file(o.scenario);
   if (!text) return report_error(text.error());
   Result<advise::Scenario> s = advise::parse_scenario(*text, o.scenario);
   if (!s) return report_error(s.error());
+  s->today = today_utc();  // ages catalog prices (a note when one is over 12 months old)
   Result<catalog::Catalog> cat = load_catalog(global);
   if (!cat) return report_error(cat.error());
   WorkloadInputs inputs;

@@ -30,6 +30,7 @@ struct CatalogOptions {
   std::string kind, vendor, id;
   std::vector<std::string> files;
   bool json = false;
+  bool missing = false;
 };
 
 // 989 -> "989", 494.5 -> "494.5", 19500 -> "19500"
@@ -44,6 +45,29 @@ std::string scaled(const Sourced& s, double divisor, const std::string& unit = "
 }
 
 json j_opt(const Sourced& s) { return s.known() ? json(*s.value) : json(nullptr); }
+
+json missing_json(const Accelerator& a) {
+  json arr = json::array();
+  for (const catalog::MissingField& m : catalog::missing_fields(a))
+    arr.push_back({{"field", m.field}, {"reason", m.reason.empty() ? json(nullptr) : json(m.reason)}});
+  return arr;
+}
+
+// Derived values keyed by field: {"compute.bf16": "56 cores x ..."}.
+json derived_json(const Accelerator& a) {
+  json out = json::object();
+  auto add = [&](const std::string& field, const Sourced& s) {
+    if (!s.derived.empty()) out[field] = s.derived;
+  };
+  for (Precision p : kAllPrecisions) add("compute." + std::string(to_string(p)), a.peak(p));
+  add("memory.capacity_gb", a.memory_bytes);
+  add("memory.bandwidth_gb_s", a.memory_bytes_per_s);
+  add("memory.sram_mb", a.sram_bytes);
+  add("interconnect.scale_up", a.scale_up.bytes_per_s_per_direction);
+  add("interconnect.host", a.host.bytes_per_s_per_direction);
+  add("power.tdp_w", a.power_w);
+  return out;
+}
 
 std::string price_text(const Accelerator& a) {
   if (a.price.list_usd.known()) return "$" + num(*a.price.list_usd.value);
@@ -92,7 +116,11 @@ json entry_json(const Accelerator& a) {
                  {"list_date", a.price.list_date.empty() ? json(nullptr) : json(a.price.list_date)},
                  {"cloud_usd_per_hour", j_opt(a.price.cloud_usd_per_hour)},
                  {"cloud_date", a.price.cloud_date.empty() ? json(nullptr) : json(a.price.cloud_date)},
-                 {"cloud_provider", a.price.cloud_provider.empty() ? json(nullptr) : json(a.price.cloud_provider)}}},
+                 {"cloud_provider", a.price.cloud_provider.empty() ? json(nullptr) : json(a.price.cloud_provider)},
+                 {"cloud_region", a.price.cloud_region.empty() ? json(nullptr) : json(a.price.cloud_region)}}},
+      {"cloud_only", a.cloud_only},
+      {"missing", missing_json(a)},
+      {"derived", derived_json(a)},
       {"software", {{"stacks", a.software.stacks}, {"frameworks", frameworks},
                     {"custom_kernels", a.software.custom_kernels}}},
       {"efficiency", {{"compute", opt(a.calibration.compute_efficiency)},
@@ -100,6 +128,14 @@ json entry_json(const Accelerator& a) {
       {"notes", a.notes},
       {"origin", a.origin},
   };
+}
+
+// A value as `catalog show` prints it: with its formula when derived, with
+// the reason when unknown.
+std::string annotated(const Sourced& s, std::string text) {
+  if (!s.derived.empty()) text += " (derived: " + s.derived + ")";
+  if (!s.known() && !s.missing_reason.empty()) text += " (" + s.missing_reason + ")";
+  return text;
 }
 
 // Rows of `catalog show`: field, value (base units converted back to the
@@ -114,7 +150,7 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
     rows.push_back({std::move(field), std::move(value), std::move(citation)});
   };
   auto add_s = [&](std::string field, const Sourced& s, double div, const std::string& unit) {
-    add(std::move(field), scaled(s, div, unit, "unknown"), s.source);
+    add(std::move(field), annotated(s, scaled(s, div, unit, "unknown")), s.source);
   };
   add("launch_year", a.launch_year ? std::to_string(*a.launch_year) : "unknown", a.launch_year_source);
   for (Precision p : kAllPrecisions)
@@ -125,20 +161,23 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
   add_s("memory.sram", a.sram_bytes, kMiB, "MB");
   auto link = [&](const std::string& field, const catalog::Link& l) {
     std::string v = l.name.empty() ? "none listed" : l.name;
-    if (!l.name.empty()) v += ", " + scaled(l.bytes_per_s_per_direction, 1e9, "GB/s per direction", "bandwidth unknown");
+    if (!l.name.empty())
+      v += ", " + annotated(l.bytes_per_s_per_direction,
+                            scaled(l.bytes_per_s_per_direction, 1e9, "GB/s per direction", "bandwidth unknown"));
     add(field, v, l.bytes_per_s_per_direction.source);
   };
   link("interconnect.scale_up", a.scale_up);
   link("interconnect.host", a.host);
   add_s("power.tdp", a.power_w, 1, "W");
   auto dated = [](const Sourced& s, const std::string& unit, const std::string& date, const std::string& provider) {
-    if (!s.known()) return std::string("unknown");
+    if (!s.known()) return annotated(s, "unknown");
     std::string v = "$" + num(*s.value) + unit + " (" + date + (provider.empty() ? "" : ", " + provider) + ")";
     return v;
   };
-  add("price.list", dated(a.price.list_usd, "", a.price.list_date, ""), a.price.list_usd.source);
-  add("price.cloud", dated(a.price.cloud_usd_per_hour, "/hour", a.price.cloud_date, a.price.cloud_provider),
-      a.price.cloud_usd_per_hour.source);
+  const catalog::Price& pr = a.price;
+  std::string where = pr.cloud_provider + (pr.cloud_region.empty() ? "" : ", " + pr.cloud_region);
+  add("price.list", a.cloud_only ? "none: cloud-only part" : dated(pr.list_usd, "", pr.list_date, ""), pr.list_usd.source);
+  add("price.cloud", dated(pr.cloud_usd_per_hour, "/hour", pr.cloud_date, where), pr.cloud_usd_per_hour.source);
   auto joined = [](const std::vector<std::string>& v) {
     std::string out;
     for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
@@ -155,6 +194,32 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
     add("efficiency.memory", frac(a.calibration.memory_efficiency), a.calibration.source);
   }
   return rows;
+}
+
+// `catalog list --missing`: for each entry, the buyer-facing figures it does
+// not give and the reason it states ("no reason given" when it states none).
+int print_missing(const std::vector<const Accelerator*>& shown, bool as_json) {
+  std::size_t with_gaps = 0, unexplained = 0;
+  json arr = json::array();
+  report::Table t;
+  t.headers = {"ID", "FIELD", "WHY UNKNOWN"};
+  for (const Accelerator* a : shown) {
+    std::vector<catalog::MissingField> gaps = catalog::missing_fields(*a);
+    with_gaps += gaps.empty() ? 0 : 1;
+    for (const catalog::MissingField& m : gaps) {
+      unexplained += m.reason.empty() ? 1 : 0;
+      t.rows.push_back({a->id, m.field, m.reason.empty() ? "no reason given" : m.reason});
+    }
+    arr.push_back({{"id", a->id}, {"missing", missing_json(*a)}});
+  }
+  if (as_json) {
+    std::printf("%s\n", json{{"accelerators", arr}}.dump(2).c_str());
+    return kExitOk;
+  }
+  if (!t.rows.empty()) std::printf("%s", t.render_text().c_str());
+  std::printf("%zu of %zu accelerator%s leave a figure unknown; %zu unknown figure%s give no reason\n", with_gaps,
+              shown.size(), shown.size() == 1 ? "" : "s", unexplained, unexplained == 1 ? "" : "s");
+  return kExitOk;
 }
 
 int run_list(const CatalogOptions& o, const GlobalOptions& global) {
@@ -182,6 +247,7 @@ int run_list(const CatalogOptions& o, const GlobalOptions& global) {
     if (!o.vendor.empty() && a.vendor != to_lower(o.vendor)) continue;
     shown.push_back(&a);
   }
+  if (o.missing) return print_missing(shown, o.json);
   if (o.json) {
     json arr = json::array();
     for (const Accelerator* a : shown) arr.push_back(entry_json(*a));
@@ -279,7 +345,11 @@ Command add_catalog_command(CLI::App& app, const GlobalOptions& global) {
   list->add_option("--kind", o->kind, "Only this kind: gpu, tpu, npu, fpga, asic, cpu, edge");
   list->add_option("--vendor", o->vendor, "Only this vendor (e.g. nvidia, amd, google)");
   list->add_flag("--json", o->json, "Machine-readable output: {\"accelerators\": [...]} in base units");
-  list->footer("Examples:\n  rooftop catalog list\n  rooftop catalog list --kind edge\n  rooftop catalog list --vendor amd --json");
+  list->add_flag("--missing", o->missing,
+                 "For each entry, the figures it leaves unknown (TDP, memory, peaks, link, price) and why");
+  list->footer(
+      "Examples:\n  rooftop catalog list\n  rooftop catalog list --kind edge\n  rooftop catalog list --vendor amd --json\n"
+      "  rooftop catalog list --missing");
 
   CLI::App* show = cat->add_subcommand("show", "Every field of one accelerator with the source of each number");
   show->add_option("id", o->id, "Accelerator id or alias (e.g. nvidia-h100-sxm5-80gb, h100)")->required();

@@ -40,6 +40,13 @@ std::string precision_names(const std::vector<Precision>& ps) {
   return join(v);
 }
 
+// Why a check needing the TDP cannot be made: the entry's own reason when it
+// gives one ("Google publishes no TPU TDP").
+std::string tdp_unknown(const catalog::Accelerator& a, const std::string& limit) {
+  const std::string& why = a.power_w.missing_reason;
+  return (why.empty() ? std::string("TDP unknown in the catalog") : "no TDP: " + why) + ": cannot check the " + limit;
+}
+
 // Reasons that do not depend on the device count; empty when none.
 std::string static_reason(const Scenario& s, const catalog::Accelerator& a, std::vector<Precision>& usable) {
   if (!s.accelerators_include.empty() && !named(a, s.accelerators_include)) return "not in constraints.accelerators.include";
@@ -50,8 +57,11 @@ std::string static_reason(const Scenario& s, const catalog::Accelerator& a, std:
       std::find(s.form_factors.begin(), s.form_factors.end(), a.form_factor) == s.form_factors.end()) {
     return "form factor " + std::string(catalog::to_string(a.form_factor)) + " not allowed";
   }
+  if (a.cloud_only && s.deployment == Deployment::on_prem) {
+    return "cloud-only: " + a.vendor + " rents this part but does not sell it, so it cannot be deployed on-prem";
+  }
   if (s.max_power_per_device_w) {
-    if (!a.power_w.known()) return "TDP unknown in the catalog: cannot check the per-device power limit";
+    if (!a.power_w.known()) return tdp_unknown(a, "per-device power limit");
     if (*a.power_w.value > *s.max_power_per_device_w) {
       return "TDP " + si(*a.power_w.value, "W") + " over the " + si(*s.max_power_per_device_w, "W") + " per-device limit";
     }
@@ -71,10 +81,48 @@ std::string static_reason(const Scenario& s, const catalog::Accelerator& a, std:
     if (!dominated) usable.push_back(p);
   }
   if (usable.empty()) {
-    return "supports none of the allowed precisions " + precision_names(s.precisions) + " (has " +
-           precision_names(a.precisions()) + ")";
+    std::string why = "supports none of the allowed precisions " + precision_names(s.precisions) + " (has " +
+                      precision_names(a.precisions()) + ")";
+    for (Precision p : s.precisions) {  // the catalog's reason when a rate is unpublished
+      if (a.peak(p).known() || a.peak(p).missing_reason.empty()) continue;
+      return why + "; " + std::string(to_string(p)) + " rate unknown: " + a.peak(p).missing_reason;
+    }
+    return why;
   }
+  // The roofline needs both memory figures; quote the catalog's reason.
+  auto memory_gap = [&](const catalog::Sourced& f, const char* what, const char* need) {
+    return std::string("memory ") + what + " unknown: " +
+           (f.missing_reason.empty() ? std::string("not in the catalog") : f.missing_reason) + "; " + need;
+  };
+  if (!a.memory_bytes_per_s.known()) return memory_gap(a.memory_bytes_per_s, "bandwidth", "the roofline needs it");
+  if (!a.memory_bytes.known()) return memory_gap(a.memory_bytes, "capacity", "cannot check the fit");
   return "";
+}
+
+// Months from a price date ("2024", "2024-06", "2024-06-15") to `today`
+// ("YYYY-MM-DD"); a year alone counts from its December, so a price is never
+// called old too early. Empty when either date is malformed.
+std::optional<int> months_old(const std::string& date, const std::string& today) {
+  auto num = [](const std::string& s, std::size_t at, std::size_t n) -> std::optional<int> {
+    if (s.size() < at + n) return std::nullopt;
+    std::optional<long long> v = parse_int(s.substr(at, n));
+    return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+  };
+  std::optional<int> py = num(date, 0, 4), ty = num(today, 0, 4), tm = num(today, 5, 2);
+  std::optional<int> pm = date.size() >= 7 ? num(date, 5, 2) : std::optional<int>(12);
+  if (!py || !pm || !ty || !tm) return std::nullopt;
+  return (*ty - *py) * 12 + (*tm - *pm);
+}
+
+// A note when the price a candidate is ranked on is more than 12 months old.
+void warn_old_price(const Scenario& s, const catalog::Accelerator& a, Candidate& c) {
+  const bool cloud = s.deployment == Deployment::cloud;
+  const std::string& date = cloud ? a.price.cloud_date : a.price.list_date;
+  if (s.today.empty() || date.empty() || !(cloud ? a.price.cloud_usd_per_hour : a.price.list_usd).known()) return;
+  std::optional<int> age = months_old(date, s.today);
+  if (age && *age > 12)
+    c.notes.push_back(std::string(cloud ? "cloud" : "list") + " price dated " + date + " is " + std::to_string(*age) +
+                      " months old: check a current quote");
 }
 
 // Count-dependent constraints and pricing; a reason when violated.
@@ -93,11 +141,24 @@ std::string price_and_check(const Scenario& s, Candidate& c) {
   in.energy_usd_per_kwh = s.energy_usd_per_kwh;
   in.amortisation_years = s.amortisation_years;
   TcoOutput t = tco(in);
-  c.cost = Cost{t.capex_usd, t.energy_usd, t.cloud_usd, t.tco_usd, t.energy_kwh};
+  if (s.deployment == Deployment::either) {
+    // Both side by side: buying (capex + energy) and renting (hours x $/hour
+    // at the utilisation), ranked on the cheaper of the two that is known.
+    in.cloud = true;
+    const TcoOutput rent = tco(in);
+    t.cloud_usd = rent.cloud_usd;
+    if (rent.tco_usd && (!t.tco_usd || *rent.tco_usd < *t.tco_usd)) t.tco_usd = rent.tco_usd;
+  }
+  c.cost = Cost{t.capex_usd, t.energy_usd, t.cloud_usd, t.tco_usd, t.energy_kwh, {}, {}};
+  // The date of every price the TCO uses ("undated" for a scenario quote).
+  auto dated = [](const std::string& d) { return d.empty() ? std::string("undated") : d; };
+  if (s.deployment != Deployment::cloud && a.price.list_usd.known()) c.cost.list_price_date = dated(a.price.list_date);
+  if (s.deployment != Deployment::on_prem && a.price.cloud_usd_per_hour.known())
+    c.cost.cloud_price_date = dated(a.price.cloud_date);
   c.priced = t.tco_usd.has_value();
   const std::string n = std::to_string(c.count) + " x ";
   if (s.max_power_total_w) {
-    if (!c.power_w) return "TDP unknown in the catalog: cannot check the total power limit";
+    if (!c.power_w) return tdp_unknown(a, "total power limit");
     if (*c.power_w > *s.max_power_total_w) {
       return n + si(*a.power_w.value, "W") + " = " + si(*c.power_w, "W") + ", over the " +
              si(*s.max_power_total_w, "W") + " total power limit";
@@ -118,6 +179,7 @@ std::string price_and_check(const Scenario& s, Candidate& c) {
              si(*s.budget_cloud_usd_per_hour) + "/h budget";
     }
   }
+  warn_old_price(s, a, c);
   if (!c.priced) {
     c.notes.push_back(std::string(s.deployment == Deployment::cloud ? "no cloud price" : "no list price or TDP") +
                       " in the catalog: cost unknown, not ranked on cost");
@@ -144,8 +206,12 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
     if (!a) return make_error(a.error().code, a.error().message, s.file + ": economics.prices");
     for (catalog::Accelerator& x : priced->accelerators) {
       if (x.id != (*a)->id) continue;
-      if (po.list_usd) x.price.list_usd = catalog::Sourced{po.list_usd, "scenario: " + po.source};
-      if (po.cloud_usd_per_hour) x.price.cloud_usd_per_hour = catalog::Sourced{po.cloud_usd_per_hour, "scenario: " + po.source};
+      // A scenario quote carries no date: the catalog's date no longer applies.
+      if (po.list_usd) x.price.list_usd = catalog::Sourced{po.list_usd, "scenario: " + po.source}, x.price.list_date.clear();
+      if (po.cloud_usd_per_hour) {
+        x.price.cloud_usd_per_hour = catalog::Sourced{po.cloud_usd_per_hour, "scenario: " + po.source};
+        x.price.cloud_date.clear();
+      }
     }
   }
   out.catalog = priced;

@@ -34,6 +34,8 @@ struct Cost {
   std::optional<double> cloud_usd;   // cloud: device-hours x $/h
   std::optional<double> tco_usd;     // capex + energy, or cloud
   std::optional<double> energy_kwh;  // facility energy (PUE included)
+  std::string list_price_date;       // date of the list price used ("2024-06", "undated"); empty = not used
+  std::string cloud_price_date;      // date of the cloud price used; empty = not used
 };
 
 // The five criteria, each 0..1 (docs/advise.md#scores). The fifth criterion is

@@ -109,6 +109,7 @@ report::BarChart tco_bars(const Scenario& s, const Advice& a, std::size_t top) {
     cloud.y.push_back(c.cost.cloud_usd.value_or(0));
   }
   if (s.deployment == Deployment::cloud) b.series = {cloud};
+  else if (s.deployment == Deployment::either) b.series = {capex, energy, cloud};
   else b.series = {capex, energy};
   return b;
 }

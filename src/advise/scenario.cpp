@@ -19,7 +19,14 @@ std::string_view to_string(ObjectiveKind k) {
   return "?";
 }
 
-std::string_view to_string(Deployment d) { return d == Deployment::cloud ? "cloud" : "on_prem"; }
+std::string_view to_string(Deployment d) {
+  switch (d) {
+    case Deployment::on_prem: return "on_prem";
+    case Deployment::cloud: return "cloud";
+    case Deployment::either: return "either";
+  }
+  return "?";
+}
 
 int compare_versions(std::string_view a, std::string_view b) {
   std::vector<std::string> pa = split(a, '.'), pb = split(b, '.');
@@ -35,7 +42,7 @@ int compare_versions(std::string_view a, std::string_view b) {
 namespace {
 
 const std::vector<std::string> kTasks = {"infer", "train"};
-const std::vector<std::string> kDeployments = {"on_prem", "cloud"};
+const std::vector<std::string> kDeployments = {"on_prem", "on-prem", "cloud", "either"};
 
 bool looks_like_path(const std::string& m) {
   std::string l = to_lower(m);
@@ -189,7 +196,8 @@ void read_economics(YamlMap& m, Scenario& s) {
   take("pue", s.pue, 1, 5);
   take("utilisation", s.utilisation, 0.001, 1);
   s.amortisation_years = m.num("amortisation_years", false, 0.1, 50);
-  if (auto d = m.choice("deployment", kDeployments)) s.deployment = *d == "cloud" ? Deployment::cloud : Deployment::on_prem;
+  if (auto d = m.choice("deployment", kDeployments))
+    s.deployment = *d == "cloud" ? Deployment::cloud : *d == "either" ? Deployment::either : Deployment::on_prem;
   if (auto st = m.num("storage_gb_s", false, 1e-3)) s.storage_bytes_per_s = *st * 1e9;
   if (auto prices = m.map("prices")) {
     for (const auto& kv : prices->node()) {
@@ -257,7 +265,7 @@ void check_consistency(YamlMap& root, Scenario& s) {
     root.error("contradictory constraints: budget.capex_usd is a purchase budget but economics.deployment is cloud (use budget.cloud_usd_per_hour)");
   }
   if (s.deployment == Deployment::on_prem && s.budget_cloud_usd_per_hour) {
-    root.error("contradictory constraints: budget.cloud_usd_per_hour needs economics.deployment: cloud");
+    root.error("contradictory constraints: budget.cloud_usd_per_hour needs economics.deployment: cloud or either");
   }
   if (s.baseline && s.baseline->count > s.max_devices) {
     root.error("contradictory constraints: baseline.count " + std::to_string(s.baseline->count) +

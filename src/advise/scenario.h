@@ -17,7 +17,7 @@
 namespace rooftop::advise {
 
 enum class ObjectiveKind { throughput, latency, train };
-enum class Deployment { on_prem, cloud };
+enum class Deployment { on_prem, cloud, either };  // either: priced both ways, ranked on the cheaper
 
 std::string_view to_string(ObjectiveKind k);
 std::string_view to_string(Deployment d);
@@ -96,6 +96,7 @@ struct Scenario {
   Deployment deployment = Deployment::on_prem;
   double storage_bytes_per_s = 2e9;          // model load path for cold start
   std::vector<PriceOverride> prices;         // economics.prices, applied over the catalog
+  std::string today;                         // "YYYY-MM-DD" from the caller's clock; empty = prices are not aged
 
   std::optional<Baseline> baseline;
   Weights weights;

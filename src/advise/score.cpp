@@ -89,11 +89,20 @@ void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco
   }
   if (c.priced && best_tco > 0) {
     sc.tco = best_tco / *c.cost.tco_usd;
-    std::string parts = s.deployment == Deployment::cloud
-                            ? "cloud $" + si(*c.cost.cloud_usd)
-                            : "capex $" + si(*c.cost.capex_usd) + " + energy $" + si(*c.cost.energy_usd);
+    auto buy = [&] {
+      return c.cost.capex_usd && c.cost.energy_usd
+                 ? "capex $" + si(*c.cost.capex_usd) + " + energy $" + si(*c.cost.energy_usd)
+                 : std::string("buying: price unknown");
+    };
+    auto rent = [&] { return c.cost.cloud_usd ? "cloud $" + si(*c.cost.cloud_usd) : std::string("renting: price unknown"); };
+    std::string parts = s.deployment == Deployment::cloud    ? rent()
+                        : s.deployment == Deployment::either ? buy() + "; or " + rent()
+                                                             : buy();
+    std::string dates;
+    if (!c.cost.list_price_date.empty()) dates += "; list price dated " + c.cost.list_price_date;
+    if (!c.cost.cloud_price_date.empty()) dates += "; cloud price dated " + c.cost.cloud_price_date;
     ex.push_back("TCO " + two(*sc.tco) + ": $" + si(*c.cost.tco_usd) + " over " + two(s.horizon_years) + " years (" +
-                 parts + ")");
+                 parts + dates + ")");
   } else {
     sc.tco.reset();
     ex.push_back("TCO unknown: the catalog has no " +
@@ -114,7 +123,17 @@ void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco
 std::string ecosystem_gap(const Scenario& s, const catalog::Accelerator& a) {
   for (const FrameworkRequirement& f : s.frameworks) {
     const catalog::Framework* have = find_framework(a, f.name);
-    if (!have) return "no " + f.name + " support listed in the catalog";
+    if (!have) {
+      const catalog::Software& sw = a.software;
+      if (sw.frameworks.empty() && sw.stacks.empty() && sw.custom_kernels.empty()) {
+        return "no " + f.name + " support listed in the catalog: it has no software section, because no source read "
+               "says which frameworks run on it";
+      }
+      std::string listed;
+      for (const catalog::Framework& x : sw.frameworks) listed += (listed.empty() ? "" : ", ") + x.name;
+      return "no " + f.name + " support listed in the catalog (" +
+             (listed.empty() ? "it lists no framework" : "it lists " + listed) + ")";
+    }
     if (!f.min_version.empty() && !have->version.empty() && compare_versions(have->version, f.min_version) < 0) {
       return f.name + " >= " + f.min_version + " required; newest listed is " + have->version;
     }

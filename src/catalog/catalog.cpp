@@ -86,6 +86,36 @@ std::vector<std::string> Catalog::ids() const {
   return out;
 }
 
+std::vector<MissingField> missing_fields(const Accelerator& a) {
+  std::vector<MissingField> out;
+  auto check = [&](const char* field, const Sourced& s) {
+    if (!s.known()) out.push_back({field, s.missing_reason});
+  };
+  bool any_peak = false, any_reason = false;
+  for (Precision p : kAllPrecisions) {
+    const Sourced& s = a.peak(p);
+    any_peak = any_peak || s.known();
+    if (s.known() || s.missing_reason.empty()) continue;
+    any_reason = true;
+    out.push_back({"compute." + std::string(to_string(p)), s.missing_reason});
+  }
+  if (!any_peak && !any_reason) out.push_back({"compute", ""});
+  check("memory.capacity_gb", a.memory_bytes);
+  check("memory.bandwidth_gb_s", a.memory_bytes_per_s);
+  if (!a.scale_up.name.empty()) check("interconnect.scale_up.gb_s_per_direction", a.scale_up.bytes_per_s_per_direction);
+  check("power.tdp_w", a.power_w);
+  const Price& pr = a.price;
+  if (a.cloud_only) {
+    check("price.cloud_usd_per_hour", pr.cloud_usd_per_hour);
+  } else if (!pr.list_usd.known() && !pr.cloud_usd_per_hour.known()) {
+    std::string reason = pr.list_usd.missing_reason;
+    if (!pr.cloud_usd_per_hour.missing_reason.empty())
+      reason += (reason.empty() ? "" : "; cloud: ") + pr.cloud_usd_per_hour.missing_reason;
+    out.push_back({"price", reason});
+  }
+  return out;
+}
+
 std::string source_key(const Accelerator& a, const std::string& citation) {
   for (const auto& [key, text] : a.sources) {
     if (text == citation) return key;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/precision.h"
@@ -30,10 +31,17 @@ std::optional<FormFactor> parse_form_factor(std::string_view s);
 
 // A number and where it came from. `value` empty = unknown (not published,
 // or not found); `source` is the full citation text, resolved from the
-// file's `sources:` map.
+// file's `sources:` map. An unknown value the file wrote as null carries
+// `missing_reason` (why no figure: "Google publishes no TPU TDP"); a value
+// computed from published figures carries its formula in `derived`.
 struct Sourced {
+  Sourced() = default;
+  Sourced(std::optional<double> v, std::string src) : value(v), source(std::move(src)) {}
+
   std::optional<double> value;
   std::string source;
+  std::string missing_reason;       // set only when value is empty
+  std::string derived;              // "56 cores x 1.9 GHz x 2048 FLOP/cycle"; empty = quoted as published
 
   bool known() const { return value.has_value(); }
   double or_else(double fallback) const { return value.value_or(fallback); }
@@ -50,6 +58,7 @@ struct Price {
   Sourced cloud_usd_per_hour;       // on-demand price per device-hour
   std::string cloud_date;
   std::string cloud_provider;       // "AWS p5.48xlarge / 8"
+  std::string cloud_region;         // "us-east-1"
 };
 
 struct Framework {
@@ -97,6 +106,7 @@ struct Accelerator {
   Link host;                        // host interface
   Sourced power_w;                  // TDP / board power
   Price price;
+  bool cloud_only = false;          // only rented (TPU, Trainium, Inferentia): no purchase price exists
   Software software;
   Calibration calibration;
   std::string notes;
@@ -107,6 +117,19 @@ struct Accelerator {
   bool supports(Precision p) const { return peak(p).known() && *peak(p).value > 0; }
   std::vector<Precision> precisions() const;  // those with a known, non-zero peak
 };
+
+// A figure a buyer compares that the entry does not give, and why.
+struct MissingField {
+  std::string field;   // "power.tdp_w", "compute", "price"
+  std::string reason;  // the entry's missing_reason; empty when it gives none
+};
+
+// The buyer-facing figures of `a` that are unknown: TDP, memory capacity and
+// bandwidth, dense compute (when no precision is known), scale-up link
+// bandwidth (when a link is named), price (when neither a list nor a cloud
+// price is known, or a cloud-only part has no cloud price), and any compute
+// precision written as null with a reason. In field order.
+std::vector<MissingField> missing_fields(const Accelerator& a);
 
 struct Catalog {
   std::vector<Accelerator> accelerators;  // sorted by id

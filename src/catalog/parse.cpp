@@ -29,7 +29,7 @@ struct Unit {
 constexpr Unit kTflops{"TFLOP/s", 1e12, 1e5};
 constexpr Unit kTops{"TOPS", 1e12, 1e5};
 constexpr Unit kGb{"GB", kGiB, 1e5};
-constexpr Unit kGbPerS{"GB/s", 1e9, 1e6};
+constexpr Unit kGbPerS{"GB/s", 1e9, 1e8};  // up to wafer-scale on-chip SRAM (tens of PB/s)
 constexpr Unit kLinkGbPerS{"GB/s", 1e9, 1e5};
 constexpr Unit kMb{"MB", kMiB, 1e6};
 constexpr Unit kWatt{"W", 1, 1e5};
@@ -98,6 +98,14 @@ std::string field_name(const YamlMap& m, const std::string& key) {
   return section + "." + key;
 }
 
+// Fields a buyer compares: when the file writes them as null it must say why
+// (a compute precision written as null is one the part lacks).
+bool needs_reason(const std::string& label) {
+  static const std::set<std::string> kFields = {"memory.capacity_gb", "memory.bandwidth_gb_s", "power.tdp_w",
+                                                "price.list_usd", "price.cloud_usd_per_hour"};
+  return kFields.count(label) > 0 || label.ends_with(".gb_s_per_direction");
+}
+
 // Holds the file's `sources:` map while the sections are read, resolves
 // source keys to citations and remembers which keys were used.
 class EntryReader {
@@ -149,15 +157,23 @@ class EntryReader {
   }
 
   // One number: a plain scalar (sourced by the section's `source:`), or
-  // {value, source, ...} whose extra keys `extra` reads. Null = unknown.
+  // {value, source, missing_reason, derived, ...} whose extra keys `extra`
+  // reads (called with whether the value is a map and whether it is known).
+  // Null = unknown; a buyer-facing field (kNeedsReason) written as null must
+  // say why, with {value: null, missing_reason: "..."}.
   template <typename Extra>
   Sourced number(YamlMap& m, const std::string& key, const std::string& section_key, const Unit& unit,
                  Extra&& extra) {
     YAML::Node n = m.raw(key);
-    if (!n.IsDefined() || n.IsNull()) return Sourced{};
+    if (!n.IsDefined()) return Sourced{};
     std::string label = field_name(m, key);
+    if (n.IsNull()) {
+      if (needs_reason(label))
+        m.error(n, "'" + label + "' is null without a reason: write {value: null, missing_reason: \"why no figure is given\"}");
+      return Sourced{};
+    }
     if (!n.IsMap()) {
-      extra(m, false);
+      extra(m, false, true);
       Sourced out;
       if (!section_key.empty()) out.source = cite(section_key, n);
       return checked(m, n, n, label, section_key, unit, std::move(out));
@@ -167,12 +183,20 @@ class EntryReader {
     YamlMap v(n, file_, label, diag_);
     YAML::Node value_node = v.raw("value");
     if (!value_node.IsDefined()) v.error(n, "missing 'value' in " + label);
-    std::optional<std::string> k = v.str("source", true);
+    const bool known = value_node.IsDefined() && !value_node.IsNull();
+    std::optional<std::string> k = v.str("source", known);
     Sourced out;
     if (k) out.source = cite(*k, v.raw("source"));
-    extra(v, true);
+    out.missing_reason = trim(v.str("missing_reason").value_or(""));
+    out.derived = trim(v.str("derived").value_or(""));
+    if (known && !out.missing_reason.empty())
+      v.error(v.raw("missing_reason"), "'" + label + "' has a value, so it takes no missing_reason");
+    if (!known && value_node.IsDefined() && out.missing_reason.empty())
+      v.error(n, "'" + label + "' is null without a reason: add missing_reason: \"why no figure is given\"");
+    if (!known && !out.derived.empty()) v.error(v.raw("derived"), "'" + label + "' is null, so it has no 'derived' formula");
+    extra(v, true, known);
     v.finish();
-    if (!value_node.IsDefined() || value_node.IsNull()) return out;
+    if (!known) return out;
     return checked(m, n, value_node, label, k.value_or(""), unit, std::move(out));
   }
 
@@ -204,7 +228,7 @@ class EntryReader {
   }
 
   Sourced number(YamlMap& m, const std::string& key, const std::string& section_key, const Unit& unit) {
-    return number(m, key, section_key, unit, [](YamlMap&, bool) {});
+    return number(m, key, section_key, unit, [](YamlMap&, bool, bool) {});
   }
 
   void report_unused() {
@@ -312,26 +336,38 @@ void read_power(YamlMap& top, EntryReader& r, Accelerator& a) {
   p->finish();
 }
 
-// A price needs its date (prices move); the cloud price may name its offer.
+// A price needs its date (prices move); the cloud price names its provider
+// and region. A part that can only be rented says `cloud_only: true` and has
+// no list price.
 void read_price(YamlMap& top, EntryReader& r, Accelerator& a) {
+  a.cloud_only = top.boolean("cloud_only").value_or(false);
   std::optional<YamlMap> p = top.map("price");
   if (!p) return;
   std::string src = r.section_source(*p);
-  auto dated = [](const std::string& key, std::string* date, std::string* provider) {
-    return [key, date, provider](YamlMap& m, bool is_map) {
+  struct Where {
+    std::string* date;
+    std::string* provider;
+    std::string* region;
+  };
+  auto dated = [](const std::string& key, Where w) {
+    return [key, w](YamlMap& m, bool is_map, bool known) {
       if (!is_map) {
         m.error(m.raw(key), "'" + field_name(m, key) + "' needs a date: write {value: X, date: \"2024-05\", source: KEY}");
         return;
       }
-      *date = m.str("date", true).value_or("");
-      if (!date->empty() && !valid_date(*date))
-        m.error(m.raw("date"), "'date' must be YYYY, YYYY-MM or YYYY-MM-DD, got '" + *date + "'");
-      if (provider) *provider = m.str("provider").value_or("");
+      *w.date = m.str("date", known).value_or("");
+      if (!w.date->empty() && !valid_date(*w.date))
+        m.error(m.raw("date"), "'date' must be YYYY, YYYY-MM or YYYY-MM-DD, got '" + *w.date + "'");
+      if (w.provider) *w.provider = m.str("provider", known).value_or("");
+      if (w.region) *w.region = m.str("region", known).value_or("");
     };
   };
-  a.price.list_usd = r.number(*p, "list_usd", src, kUsd, dated("list_usd", &a.price.list_date, nullptr));
+  a.price.list_usd = r.number(*p, "list_usd", src, kUsd, dated("list_usd", {&a.price.list_date, nullptr, nullptr}));
   a.price.cloud_usd_per_hour =
-      r.number(*p, "cloud_usd_per_hour", src, kUsdPerHour, dated("cloud_usd_per_hour", &a.price.cloud_date, &a.price.cloud_provider));
+      r.number(*p, "cloud_usd_per_hour", src, kUsdPerHour,
+               dated("cloud_usd_per_hour", {&a.price.cloud_date, &a.price.cloud_provider, &a.price.cloud_region}));
+  if (a.cloud_only && a.price.list_usd.known())
+    p->error(p->raw("list_usd"), "'price.list_usd' is given but the part is cloud_only (it cannot be bought)");
   p->finish();
 }
 

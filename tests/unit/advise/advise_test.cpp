@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 
 #include "advise/advise.h"
+#include "advise/formulas.h"
 
 namespace rooftop::advise {
 namespace {
@@ -116,6 +118,113 @@ TEST(Advise, UnpricedPartsAreNotRankedOnCost) {
     }
   }
   EXPECT_TRUE(seen_unpriced);
+}
+
+// Deployment decides how a part is priced and whether a rented-only part is
+// allowed: on-prem rejects it saying it is cloud-only; cloud prices hours x
+// $/hour x utilisation over the horizon; either prices both.
+TEST(Advise, DeploymentPricesBuyingRentingOrBoth) {
+  catalog::Catalog c = toy_catalog();
+  c.accelerators[1].cloud_only = true;  // mid-gpu: rented only
+  c.accelerators[1].price.list_usd = catalog::Sourced{};
+  for (catalog::Accelerator& a : c.accelerators) a.price.cloud_usd_per_hour = v(2.0);
+  Scenario s = throughput_scenario(1000);
+  s.horizon_years = 1;
+  s.utilisation = 0.5;
+
+  Advice on_prem = run(s, c);
+  bool rejected = false;
+  for (const Rejection& r : on_prem.rejected) {
+    if (r.accelerator != "mid-gpu") continue;
+    rejected = true;
+    EXPECT_EQ(r.reason.rfind("cloud-only:", 0), 0u) << r.reason;
+    EXPECT_NE(r.reason.find("cannot be deployed on-prem"), std::string::npos) << r.reason;
+  }
+  EXPECT_TRUE(rejected);
+
+  s.deployment = Deployment::cloud;
+  Advice cloud = run(s, c);
+  ASSERT_FALSE(cloud.candidates.empty());
+  for (const Candidate& k : cloud.candidates) {
+    ASSERT_TRUE(k.cost.cloud_usd.has_value()) << k.accelerator->id;
+    EXPECT_NEAR(*k.cost.cloud_usd, 2.0 * k.count * kHoursPerYear * 0.5, 1e-6) << k.accelerator->id;
+    EXPECT_FALSE(k.cost.capex_usd.has_value()) << k.accelerator->id;
+  }
+
+  s.deployment = Deployment::either;
+  Advice both = run(s, c);
+  bool saw_both = false;
+  for (const Candidate& k : both.candidates) {
+    ASSERT_TRUE(k.cost.cloud_usd.has_value()) << k.accelerator->id;
+    if (!k.cost.capex_usd || !k.cost.energy_usd) continue;
+    saw_both = true;
+    EXPECT_DOUBLE_EQ(*k.cost.tco_usd, std::min(*k.cost.cloud_usd, *k.cost.capex_usd + *k.cost.energy_usd));
+  }
+  EXPECT_TRUE(saw_both);
+}
+
+// A catalog price more than 12 months older than today is flagged.
+TEST(Advise, OldPricesAreFlagged) {
+  catalog::Catalog c = toy_catalog();
+  for (catalog::Accelerator& a : c.accelerators) a.price.list_date = "2024-06";
+  Scenario s = throughput_scenario(1000);
+  auto flagged = [&](const std::string& today) {
+    s.today = today;
+    for (const Candidate& k : run(s, c).candidates)
+      for (const std::string& n : k.notes)
+        if (n.find("list price dated 2024-06 is") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(flagged("2026-12-01"));
+  EXPECT_FALSE(flagged("2025-01-15"));
+  EXPECT_FALSE(flagged(""));
+}
+
+// TCO names the date of every price it uses, in the explanation and in
+// Cost; a scenario's own quote carries no date and says so.
+TEST(Advise, TcoListsThePriceDateOfEveryPart) {
+  catalog::Catalog c = toy_catalog();
+  for (catalog::Accelerator& a : c.accelerators) {
+    a.price.list_date = "2025-03";
+    a.price.cloud_usd_per_hour = v(2.0);
+    a.price.cloud_date = "2026-06";
+  }
+  Scenario s = throughput_scenario(1000);
+  s.deployment = Deployment::either;
+  Advice a = run(s, c);
+  ASSERT_FALSE(a.candidates.empty());
+  for (const Candidate& k : a.candidates) {
+    EXPECT_EQ(k.cost.cloud_price_date, "2026-06") << k.accelerator->id;
+    EXPECT_EQ(k.cost.list_price_date, k.accelerator->price.list_usd.known() ? "2025-03" : "") << k.accelerator->id;
+    if (!k.priced) continue;
+    bool said = false;
+    for (const std::string& e : k.explanation) said = said || e.find("cloud price dated 2026-06") != std::string::npos;
+    EXPECT_TRUE(said) << k.accelerator->id;
+  }
+  s.deployment = Deployment::on_prem;
+  s.prices = {PriceOverride{"small-gpu", 1234.0, std::nullopt, "a quote"}};
+  for (const Candidate& k : run(s, c).candidates) {
+    EXPECT_EQ(k.cost.cloud_price_date, "") << "on-prem uses no cloud price";
+    if (k.accelerator->id == "small-gpu") {
+      EXPECT_EQ(k.cost.list_price_date, "undated");
+    }
+  }
+}
+
+// A missing framework says whether the part has no software section at all
+// or lists other frameworks; a missing memory figure quotes its reason.
+TEST(Advise, RejectionsSayExactlyWhatIsMissing) {
+  catalog::Catalog c = toy_catalog();
+  c.accelerators[2].software = {};                                 // small-gpu: nothing known
+  c.accelerators[1].memory_bytes = catalog::Sourced{};
+  c.accelerators[1].memory_bytes.missing_reason = "system memory: depends on the DIMMs";
+  Scenario s = throughput_scenario(1000);
+  s.frameworks = {{"pytorch", ""}};
+  std::map<std::string, std::string> why;
+  for (const Rejection& r : run(s, c).rejected) why[r.accelerator] = r.reason;
+  EXPECT_NE(why["small-gpu"].find("it has no software section"), std::string::npos) << why["small-gpu"];
+  EXPECT_NE(why["npu"].find("(it lists mindspore)"), std::string::npos) << why["npu"];
+  EXPECT_EQ(why["mid-gpu"], "memory capacity unknown: system memory: depends on the DIMMs; cannot check the fit");
 }
 
 TEST(Advise, BudgetNeedsAPrice) {

@@ -134,9 +134,87 @@ TEST(CatalogParse, BadValuesAreRejected) {
     EXPECT_NE(errors[0].message.find(c.expect), std::string::npos) << c.line << " -> " << errors[0].message;
   }
   std::vector<Error> bw = check_accelerator(
-      {"t-card.yaml", std::string(kMinimal) + "memory:\n  source: s\n  bandwidth_gb_s: 2000000\n"});
+      {"t-card.yaml", std::string(kMinimal) + "memory:\n  source: s\n  bandwidth_gb_s: 200000000\n"});
   ASSERT_EQ(bw.size(), 1u);
   EXPECT_NE(bw[0].message.find("implausible"), std::string::npos);
+}
+
+// kMinimal + `text` has an error whose first message contains `expect`.
+void expect_first_error(const std::string& text, const std::string& expect) {
+  std::vector<Error> errors = check_accelerator({"t-card.yaml", std::string(kMinimal) + text});
+  ASSERT_FALSE(errors.empty()) << text;
+  EXPECT_NE(errors[0].message.find(expect), std::string::npos) << text << " -> " << errors[0].message;
+}
+
+// A buyer-facing figure written as null must say why; a reason on a known
+// value, or a derived formula on an unknown one, is a mistake.
+TEST(CatalogParse, NullNeedsAMissingReason) {
+  std::vector<Error> bare = check_accelerator({"t-card.yaml", std::string(kMinimal) + "power:\n  tdp_w: null\n"});
+  ASSERT_EQ(bare.size(), 1u);
+  EXPECT_EQ(bare[0].context, "t-card.yaml:12");
+  EXPECT_NE(bare[0].message.find("'power.tdp_w' is null without a reason"), std::string::npos) << bare[0].message;
+
+  Result<Accelerator> ok = parse(std::string(kMinimal) +
+                                 "power:\n  tdp_w: {value: null, missing_reason: \"vendor publishes none\"}\n"
+                                 "interconnect:\n  scale_up: {name: X-Link, gb_s_per_direction: {value: null, "
+                                 "missing_reason: \"per-link rate not published\"}}\n");
+  ASSERT_TRUE(ok.has_value()) << ok.error().what();
+  EXPECT_FALSE(ok->power_w.known());
+  EXPECT_EQ(ok->power_w.missing_reason, "vendor publishes none");
+  std::vector<MissingField> missing = missing_fields(*ok);
+  auto reason_of = [&](const std::string& field) {
+    for (const MissingField& m : missing)
+      if (m.field == field) return m.reason;
+    return std::string("(not listed)");
+  };
+  EXPECT_EQ(reason_of("power.tdp_w"), "vendor publishes none");
+  EXPECT_EQ(reason_of("interconnect.scale_up.gb_s_per_direction"), "per-link rate not published");
+  EXPECT_EQ(reason_of("memory.bandwidth_gb_s"), "");  // absent: listed, with no reason
+  EXPECT_EQ(reason_of("compute"), "(not listed)");    // int8 is known
+
+  // A compute precision written as null is one the part lacks: no reason needed.
+  EXPECT_TRUE(check_accelerator({"t-card.yaml", std::string(kMinimal) + "  fp64: null\n"}).empty());
+
+  const std::pair<std::string, std::string> wrong[] = {
+      {"power:\n  tdp_w: {value: null}\n", "'power.tdp_w' is null without a reason"},
+      {"power:\n  tdp_w: {value: 300, source: s, missing_reason: \"x\"}\n", "takes no missing_reason"},
+      {"power:\n  tdp_w: {value: null, missing_reason: \"x\", derived: \"2 x 3\"}\n", "has no 'derived' formula"},
+      {"memory:\n  bandwidth_gb_s: null\n", "'memory.bandwidth_gb_s' is null without a reason"},
+      {"price:\n  list_usd: null\n", "'price.list_usd' is null without a reason"},
+  };
+  for (const auto& [text, expect] : wrong) expect_first_error(text, expect);
+}
+
+TEST(CatalogParse, DerivedValueKeepsItsFormula) {
+  Result<Accelerator> a = parse(std::string(kMinimal) +
+                                "  bf16: {value: 108.97, source: s, derived: \"56 cores x 1.9 GHz x 1024\"}\n");
+  ASSERT_TRUE(a.has_value()) << a.error().what();
+  EXPECT_DOUBLE_EQ(*a->peak(Precision::bf16).value, 108.97e12);
+  EXPECT_EQ(a->peak(Precision::bf16).derived, "56 cores x 1.9 GHz x 1024");
+  EXPECT_TRUE(a->peak(Precision::int8).derived.empty());
+}
+
+// Prices carry a date; a cloud price names its provider and region; a
+// cloud-only part has no purchase price.
+TEST(CatalogParse, PricesNeedDateProviderAndRegion) {
+  Result<Accelerator> a = parse(std::string(kMinimal) +
+                                "cloud_only: true\n"
+                                "price:\n  cloud_usd_per_hour: {value: 4.2, date: \"2026-05\", provider: \"Cloud X\", "
+                                "region: us-east-1, source: s}\n");
+  ASSERT_TRUE(a.has_value()) << a.error().what();
+  EXPECT_TRUE(a->cloud_only);
+  EXPECT_EQ(a->price.cloud_region, "us-east-1");
+  EXPECT_EQ(a->price.cloud_provider, "Cloud X");
+  for (const MissingField& m : missing_fields(*a)) EXPECT_NE(m.field.rfind("price", 0), 0u) << m.field;  // price known
+
+  const std::pair<std::string, std::string> wrong[] = {
+      {"price:\n  list_usd: {value: 999, source: s}\n", "missing required key 'date'"},
+      {"price:\n  list_usd: 999\n  source: s\n", "needs a date"},
+      {"price:\n  cloud_usd_per_hour: {value: 4.2, date: \"2026-05\", provider: X, source: s}\n",
+       "missing required key 'region'"},
+      {"cloud_only: true\nprice:\n  list_usd: {value: 999, date: \"2026\", source: s}\n", "is cloud_only"},
+  };
+  for (const auto& [text, expect] : wrong) expect_first_error(text, expect);
 }
 
 TEST(CatalogParse, IdMustBeLowercaseAndMatchFileName) {
@@ -172,7 +250,7 @@ TEST(CatalogParse, PriceNeedsADate) {
   EXPECT_NE(errors[0].message.find("'date' must be YYYY, YYYY-MM or YYYY-MM-DD"), std::string::npos) << errors[0].message;
 
   Result<Accelerator> ok = parse(std::string(kMinimal) +
-                                 "price:\n  cloud_usd_per_hour: {value: 2.5, date: \"2024-05-01\", provider: test, source: s}\n");
+                                 "price:\n  cloud_usd_per_hour: {value: 2.5, date: \"2024-05-01\", provider: test, region: eu-west-1, source: s}\n");
   ASSERT_TRUE(ok.has_value()) << ok.error().what();
   EXPECT_DOUBLE_EQ(*ok->price.cloud_usd_per_hour.value, 2.5);
   EXPECT_EQ(ok->price.cloud_date, "2024-05-01");
