@@ -3,6 +3,11 @@
 // the default values gives back the plain files; tests/e2e/deploy_artifacts.sh).
 #pragma once
 
+// Private to the deploy module (its sources and its test include it): the
+// structs below hold trees by value, so this header needs the whole of
+// nlohmann::json, which deploy/deploy.h and deploy/yaml_out.h keep out.
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
