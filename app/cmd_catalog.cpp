@@ -45,8 +45,8 @@ std::string scaled(const Sourced& s, double divisor, const std::string& unit = "
 json j_opt(const Sourced& s) { return s.known() ? json(*s.value) : json(nullptr); }
 
 std::string price_text(const Accelerator& a) {
-  if (a.price.list_usd.known()) return "$" + num(*a.price.list_usd.value);
-  if (a.price.cloud_usd_per_hour.known()) return "$" + num(*a.price.cloud_usd_per_hour.value) + "/h";
+  if (a.price.list_usd.known()) return usd(*a.price.list_usd.value);
+  if (a.price.cloud_usd_per_hour.known()) return usd_per_hour(*a.price.cloud_usd_per_hour.value);
   return "-";
 }
 
@@ -96,6 +96,12 @@ json entry_json(const Accelerator& a) {
                     {"custom_kernels", a.software.custom_kernels}}},
       {"efficiency", {{"compute", opt(a.calibration.compute_efficiency)},
                       {"memory", opt(a.calibration.memory_efficiency)}}},
+      {"caveats", [&] {
+         json c = json::array();
+         for (const catalog::Caveat& k : a.caveats)
+           c.push_back({{"kind", std::string(to_string(k.kind))}, {"text", k.text}, {"source", k.source}});
+         return c;
+       }()},
       {"notes", a.notes},
       {"origin", a.origin},
   };
@@ -118,10 +124,10 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
   add("launch_year", a.launch_year ? std::to_string(*a.launch_year) : "unknown", a.launch_year_source);
   for (Precision p : kAllPrecisions)
     add_s("compute." + std::string(to_string(p)), a.peak(p), 1e12, is_integer(p) ? "TOPS" : "TFLOP/s");
-  add_s("memory.capacity", a.memory_bytes, kGiB, "GB");
+  add_s("memory.capacity", a.memory_bytes, kGiB, "GiB");
   add_s("memory.bandwidth", a.memory_bytes_per_s, 1e9, "GB/s");
   add("memory.type", a.memory_type.empty() ? "unknown" : a.memory_type);
-  add_s("memory.sram", a.sram_bytes, kMiB, "MB");
+  add_s("memory.sram", a.sram_bytes, kMiB, "MiB");
   auto link = [&](const std::string& field, const catalog::Link& l) {
     std::string v = l.name.empty() ? "none listed" : l.name;
     if (!l.name.empty()) v += ", " + scaled(l.bytes_per_s_per_direction, 1e9, "GB/s per direction", "bandwidth unknown");
@@ -132,11 +138,12 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
   add_s("power.tdp", a.power_w, 1, "W");
   auto dated = [](const Sourced& s, const std::string& unit, const std::string& date, const std::string& provider) {
     if (!s.known()) return std::string("unknown");
-    std::string v = "$" + num(*s.value) + unit + " (" + date + (provider.empty() ? "" : ", " + provider) + ")";
+    std::string v = (unit.empty() ? usd(*s.value) : usd_per_hour(*s.value)) + " (" + date +
+                    (provider.empty() ? "" : ", " + provider) + ")";
     return v;
   };
   add("price.list", dated(a.price.list_usd, "", a.price.list_date, ""), a.price.list_usd.source);
-  add("price.cloud", dated(a.price.cloud_usd_per_hour, "/hour", a.price.cloud_date, a.price.cloud_provider),
+  add("price.cloud", dated(a.price.cloud_usd_per_hour, "/h", a.price.cloud_date, a.price.cloud_provider),
       a.price.cloud_usd_per_hour.source);
   auto joined = [](const std::vector<std::string>& v) {
     std::string out;
@@ -152,6 +159,10 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
     auto frac = [](const std::optional<double>& v) { return v ? num(*v) : std::string("model default"); };
     add("efficiency.compute", frac(a.calibration.compute_efficiency), a.calibration.source);
     add("efficiency.memory", frac(a.calibration.memory_efficiency), a.calibration.source);
+  }
+  for (std::size_t i = 0; i < a.caveats.size(); ++i) {
+    const catalog::Caveat& k = a.caveats[i];
+    add("caveats." + std::to_string(i + 1), std::string(to_string(k.kind)) + ": " + k.text, k.source);
   }
   return rows;
 }
@@ -189,7 +200,7 @@ int run_list(const CatalogOptions& o, const GlobalOptions& global) {
   }
   using report::Align;
   report::Table t;
-  t.headers = {"ID", "KIND", "VENDOR", "FP16/BF16 TFLOP/S", "INT8 TOPS", "MEMORY GB", "BW TB/S", "POWER W", "PRICE"};
+  t.headers = {"ID", "KIND", "VENDOR", "FP16/BF16 TFLOP/s", "INT8 TOP/s", "MEMORY GiB", "BW TB/s", "POWER W", "PRICE"};
   t.align = {Align::left, Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
              Align::right};
   for (const Accelerator* a : shown) {

@@ -168,6 +168,7 @@ void read_constraints(YamlMap& m, Scenario& s) {
     else m.error(ffn, "unknown form_factor '" + f + "' (datacenter, workstation, edge)");
   }
   if (auto n = m.integer("max_devices", false, 1, 65536)) s.max_devices = static_cast<int>(*n);
+  if (auto c = m.boolean("consumer_parts")) s.consumer_parts = *c;
   read_pair(m, "vendors", s.vendors_include, s.vendors_exclude);
   read_pair(m, "accelerators", s.accelerators_include, s.accelerators_exclude);
   if (auto e = m.map("ecosystem")) {

@@ -86,6 +86,7 @@ struct Scenario {
   std::vector<FrameworkRequirement> frameworks;
   std::vector<std::string> runtimes;       // each required ("tensorrt", "cann")
   std::vector<std::string> custom_ops;     // one of these languages required ("cuda", "ascend-c")
+  bool consumer_parts = true;              // false: exclude parts with a `consumer` catalog caveat
 
   // Economics.
   double horizon_years = 3;

@@ -100,6 +100,15 @@ std::string si(double value, std::string_view unit) {
   return out;
 }
 
+std::string usd(double value) { return (value < 0 ? "-$" : "$") + si(std::fabs(value)); }
+
+std::string usd_per_hour(double value) {
+  if (std::fabs(value) >= 100) return usd(value) + "/h";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s$%.2f/h", value < 0 ? "-" : "", std::fabs(value));
+  return buf;
+}
+
 std::string iec_bytes(double bytes) {
   static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int idx = 0;
@@ -124,7 +133,8 @@ std::string human_seconds(double s) {
   else if (a < 120) std::snprintf(buf, sizeof buf, "%.3g s", s);
   else if (a < 7200) std::snprintf(buf, sizeof buf, "%.3g min", s / 60);
   else if (a < 172800) std::snprintf(buf, sizeof buf, "%.3g h", s / 3600);
-  else std::snprintf(buf, sizeof buf, "%.3g days", s / 86400);
+  else if (a < 86400 * 999.5) std::snprintf(buf, sizeof buf, "%.3g days", s / 86400);
+  else std::snprintf(buf, sizeof buf, "%.0f days", s / 86400);
   return buf;
 }
 

@@ -49,6 +49,10 @@ struct Ceiling {
   std::string label;                          // "fp16 989 TFLOP/s", "HBM 3.35 TB/s"
   double peak_flop_per_s = 0;                 // horizontal roof (0 = none)
   double bytes_per_s = 0;                     // slanted roof (0 = none)
+  // Main ceiling only: when set, the slanted (memory) limb is drawn in its
+  // own colour with this legend label ("HBM3 3.35 TB/s"), and `label` names
+  // the flat (compute) limb.
+  std::string memory_label;
 };
 struct RooflineChart {
   std::string title;
