@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> names;
     for (const Command& c : commands) names.push_back(c.sub->get_name());
     std::fprintf(stderr, "rooftop: error: %s\nRun 'rooftop' for the list of commands.\n",
-                 did_you_mean("command", typo, names).c_str());
+                 rooftop::did_you_mean("command", typo, names).c_str());
     return kExitBadInput;
   }
   try {

@@ -21,6 +21,9 @@ double ecosystem_score(const Scenario& s, const catalog::Accelerator& a, std::ve
 // catalog (energy unknown)"; empty when it can be priced.
 std::string missing_cost(const Scenario& s, const catalog::Accelerator& a);
 
+// Compute bought: devices x dense peak at the chosen precision (FLOP/s).
+double capacity(const Candidate& c);
+
 // Scores, Pareto front, ranking and explanations of out.candidates (and the baseline).
 void score_and_rank(const Scenario& s, Advice& out);
 

@@ -22,11 +22,6 @@ std::string fixed(double x, int digits) {
 
 std::string money(const std::optional<double>& v) { return v ? usd(*v) : "unknown"; }
 
-std::string ordinal(std::size_t n) {
-  const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
-  return std::to_string(n) + suffix;
-}
-
 std::string setup(const Candidate& c) { return std::to_string(c.count) + " x " + c.accelerator->name; }
 
 // "+73 % cost" / "-12 % cost" / "cost unknown" relative to `ref`.
@@ -82,6 +77,12 @@ std::vector<std::string> row(std::size_t rank, const Candidate& c) {
           c.pareto ? "yes" : ""};
 }
 
+std::vector<std::string> row(const Scenario& s, std::size_t rank, const Candidate& c) {
+  std::vector<std::string> r = row(rank, c);
+  if (s.rank_least_capacity) r.insert(r.begin() + 5, si(capacity(c), "FLOP/s"));
+  return r;
+}
+
 report::Table summary_table(const Scenario& s, const Advice& a, std::size_t top) {
   report::Table t;
   t.headers = {"rank", "accelerator", "devices", "precision", "batch", "throughput",
@@ -90,8 +91,12 @@ report::Table summary_table(const Scenario& s, const Advice& a, std::size_t top)
   t.align = {report::Align::right, report::Align::left, report::Align::right, report::Align::left, report::Align::right,
              report::Align::right, report::Align::right, report::Align::right, report::Align::right, report::Align::right,
              report::Align::left};
-  for (std::size_t i = 0; i < a.candidates.size() && i < top; ++i) t.rows.push_back(row(i + 1, a.candidates[i]));
-  if (a.baseline) t.rows.push_back(row(0, *a.baseline));
+  if (s.rank_least_capacity) {
+    t.headers.insert(t.headers.begin() + 5, "capacity");
+    t.align.insert(t.align.begin() + 5, report::Align::right);
+  }
+  for (std::size_t i = 0; i < a.candidates.size() && i < top; ++i) t.rows.push_back(row(s, i + 1, a.candidates[i]));
+  if (a.baseline) t.rows.push_back(row(s, 0, *a.baseline));
   return t;
 }
 
@@ -101,9 +106,9 @@ report::RooflineChart roofline(const Candidate& c) {
   r.title = acc.name + " (" + std::string(to_string(c.precision)) + ", batch " + std::to_string(c.batch) + ")";
   report::Ceiling roof{"compute roof: " + std::string(to_string(c.precision)) + " " +
                            si(acc.peak(c.precision).or_else(0), "FLOP/s"),
-                       acc.peak(c.precision).or_else(0), acc.memory_bytes_per_s.or_else(0), ""};
+                       acc.peak(c.precision).or_else(0), acc.memory_bytes_per_s.or_else(0)};
   if (acc.memory_bytes_per_s.known()) {
-    roof.memory_label = "memory roof: " + (acc.memory_type.empty() ? "" : acc.memory_type + " ") +
+    r.memory_label = "memory roof: " + (acc.memory_type.empty() ? "" : acc.memory_type + " ") +
                         si(*acc.memory_bytes_per_s.value, "B/s");
   }
   r.ceilings.push_back(roof);
@@ -162,7 +167,8 @@ std::string answer_line(const Scenario& s, const Advice& a) {
                                   : "cost unknown (" + missing_cost(s, *best.accelerator) + ")");
   if (a.candidates.size() > 1) {
     const Candidate& next = a.candidates[1];
-    line += "; 2nd choice " + setup(next) + " at " + cost_delta(next, best);
+    const std::string delta = cost_delta(next, best);
+    line += "; 2nd choice " + setup(next) + (delta == "cost unknown" ? " (cost unknown)" : " at " + delta);
   }
   if (a.baseline && a.baseline->priced && best.priced) {
     line += "; your " + setup(*a.baseline) + " is " + cost_delta(*a.baseline, best);
@@ -181,7 +187,9 @@ std::string weights_line(const Scenario& s) {
   return "Score = weighted mean of " + one("compute adequacy", w.compute_adequacy) + ", " +
          one("bandwidth fit", w.bandwidth_fit) + ", " + one("precision", w.precision) + ", " +
          one("ecosystem", w.ecosystem) + ", " + one("energy efficiency", w.energy_efficiency) + ", " +
-         one("TCO", w.tco) + " (set them in the scenario's `weights:`); the rank follows the score. " +
+         one("TCO", w.tco) + " (set them in the scenario's `weights:`); " +
+         (s.rank_least_capacity ? "the rank follows the capacity, least first (rank_by: least_capacity), then the score. "
+                                : "the rank follows the score. ") +
          "* = TCO unknown: scored on the criteria that are known. (!) = caveat below.";
 }
 

@@ -285,6 +285,7 @@ Result<Scenario> parse_scenario(std::string_view text, const std::string& file) 
     else s.defaults_used = {"horizon_years", "energy_usd_per_kwh", "pue", "utilisation"};
     if (auto b = root.map("baseline")) read_baseline(*b, s);
     if (auto w = root.map("weights")) read_weights(*w, s.weights);
+    if (auto r = root.choice("rank_by", {"score", "least_capacity"})) s.rank_least_capacity = *r == "least_capacity";
     root.finish();
     if (diag.ok()) check_consistency(root, s);
   }

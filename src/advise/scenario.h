@@ -100,6 +100,10 @@ struct Scenario {
 
   std::optional<Baseline> baseline;
   Weights weights;
+  // rank_by: score (default) or least_capacity, for "what would have been
+  // enough?": the least compute (devices x peak at the chosen precision)
+  // that meets the objective first, the score breaking ties.
+  bool rank_least_capacity = false;
   std::vector<std::string> defaults_used;    // economics keys that took their documented default
 };
 

@@ -115,6 +115,8 @@ void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco
 
 }  // namespace
 
+double capacity(const Candidate& c) { return c.count * c.accelerator->peak(c.precision).or_else(0); }
+
 std::string missing_cost(const Scenario& s, const catalog::Accelerator& a) {
   if (s.deployment == Deployment::cloud) return a.price.cloud_usd_per_hour.known() ? "" : "no cloud price in the catalog";
   if (!a.price.list_usd.known() && !a.power_w.known()) return "no list price and no TDP in the catalog";
@@ -206,6 +208,7 @@ void score_and_rank(const Scenario& s, Advice& out) {
   // check too: the cost known first, then the lower TCO, then fewer devices).
   auto shown = [](const Candidate& c) { return std::round(c.scores.total * 100); };
   std::sort(out.candidates.begin(), out.candidates.end(), [&](const Candidate& x, const Candidate& y) {
+    if (s.rank_least_capacity && capacity(x) != capacity(y)) return capacity(x) < capacity(y);
     if (shown(x) != shown(y)) return shown(x) > shown(y);
     if (x.priced != y.priced) return x.priced;
     if (x.priced && *x.cost.tco_usd != *y.cost.tco_usd) return *x.cost.tco_usd < *y.cost.tco_usd;

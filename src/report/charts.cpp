@@ -166,12 +166,12 @@ std::string svg_roofline(const RooflineChart& c) {
   }
   // A main ceiling with a memory label is drawn as two limbs in two colours,
   // so the memory roof is never hidden under the compute roof.
-  const bool split = main && !main->memory_label.empty() && main_peak > 0 && main_bw > 0;
+  const bool split = main && !c.memory_label.empty() && main_peak > 0 && main_bw > 0;
   auto ceiling_colour = [&](std::size_t i) { return colour(split && i > 0 ? i + 2 : i); };
   std::vector<LegendEntry> legend;
   for (std::size_t i = 0; i < c.ceilings.size(); ++i) {
     legend.push_back({c.ceilings[i].label, ceiling_colour(i), i == 0 ? Mark::line : Mark::dashed});
-    if (i == 0 && split) legend.push_back({main->memory_label, colour(1), Mark::line});
+    if (i == 0 && split) legend.push_back({c.memory_label, colour(1), Mark::line});
   }
   if (!c.points.empty()) legend.push_back({"operators", "#333333", Mark::point});
   plot::Frame f = plot::make_frame(legend);

@@ -49,15 +49,15 @@ struct Ceiling {
   std::string label;                          // "fp16 989 TFLOP/s", "HBM 3.35 TB/s"
   double peak_flop_per_s = 0;                 // horizontal roof (0 = none)
   double bytes_per_s = 0;                     // slanted roof (0 = none)
-  // Main ceiling only: when set, the slanted (memory) limb is drawn in its
-  // own colour with this legend label ("HBM3 3.35 TB/s"), and `label` names
-  // the flat (compute) limb.
-  std::string memory_label;
 };
 struct RooflineChart {
   std::string title;
   std::vector<Ceiling> ceilings;              // the first is drawn boldest
   std::vector<Point> points;
+  // When set, the first ceiling's slanted (memory) limb is drawn in its own
+  // colour with this legend label ("memory roof: HBM3 3.35 TB/s"), and the
+  // first ceiling's label names its flat (compute) limb.
+  std::string memory_label;
 };
 std::string svg_roofline(const RooflineChart& c);
 

@@ -136,7 +136,9 @@ TEST(Advise, WeightsChangeTheRanking) {
   ASSERT_GE(a.candidates.size(), 2u);
   ASSERT_TRUE(a.candidates[0].priced);
   for (const Candidate& c : a.candidates) {
-    if (c.priced) EXPECT_LE(*a.candidates[0].cost.tco_usd, *c.cost.tco_usd) << c.accelerator->id;
+    if (c.priced) {
+      EXPECT_LE(*a.candidates[0].cost.tco_usd, *c.cost.tco_usd) << c.accelerator->id;
+    }
   }
 }
 
