@@ -112,6 +112,7 @@ json advice_json(const advise::Scenario& s, const advise::Advice& a, std::size_t
   for (const advise::Assumption& x : a.assumptions) as.push_back({{"name", x.name}, {"value", x.value}, {"source", x.source}});
   return json{{"scenario", s.name},
               {"answer", advise::answer_line(s, a)},
+              {"rank_by", s.rank_least_capacity ? "least_capacity" : "score"},
               {"model", a.model},
               {"task", std::string(workload::to_string(s.task))},
               {"objective", std::string(advise::to_string(s.objective))},

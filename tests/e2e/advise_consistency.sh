@@ -5,7 +5,8 @@
 # no "no list price" beside a capex, no empty "(has )" list); a serving copy
 # uses at least the devices its memory needs, a training plan uses exactly
 # the devices it is sized for; an over-provisioned baseline is never ranked
-# above a setup of less capacity that meets the target.
+# above rank 1 (by score), nor has less capacity than rank 1 when the
+# scenario asks "what would have been enough?" (rank_by: least_capacity).
 # labels: advise
 # timeout: 600
 set -euo pipefail
@@ -24,9 +25,14 @@ cat = {a["id"]: a for a in json.load(open("catalog.json"))["accelerators"]}
 text = open(f"{name}.txt").read().splitlines()
 bad = []
 c = j["candidates"]
+def capacity(x):
+    return x["count"] * (cat[x["accelerator"]]["peak_flop_per_s"][x["precision"]] or 0)
 shown = [round(x["scores"]["total"], 2) for x in c]
-if shown != sorted(shown, reverse=True):
+if j["rank_by"] == "score" and shown != sorted(shown, reverse=True):
     bad.append(f"rank is not the order of the shown score: {shown}")
+caps = [capacity(x) for x in c]
+if j["rank_by"] == "least_capacity" and caps != sorted(caps):
+    bad.append(f"rank is not the order of the capacity, least first: {caps}")
 if [x["rank"] for x in c] != list(range(1, len(c) + 1)):
     bad.append("ranks are not 1..n")
 answer = text[1] if len(text) > 1 else ""
@@ -64,13 +70,11 @@ for r in j["rejected"]:
 # An over-provisioned baseline: a setup that meets the target with less
 # capacity (devices x peak at its precision) ranks above it.
 b = j["baseline"]
-if b and c:
-    def capacity(x):
-        return x["count"] * (cat[x["accelerator"]]["peak_flop_per_s"][x["precision"]] or 0)
-    if b["utilisation"] < 0.35 and capacity(c[0]) >= capacity(b):
-        bad.append("the baseline is over-provisioned but rank 1 has no less capacity")
-    if b["utilisation"] < 0.35 and b["scores"]["total"] >= c[0]["scores"]["total"]:
-        bad.append("the over-provisioned baseline scores at least as well as rank 1")
+if b and c and b["utilisation"] < 0.35:
+    if j["rank_by"] == "least_capacity" and capacity(c[0]) > capacity(b):
+        bad.append("the baseline is over-provisioned but rank 1 buys more capacity")
+    if j["rank_by"] == "score" and b["scores"]["total"] > c[0]["scores"]["total"]:
+        bad.append("the over-provisioned baseline scores better than rank 1")
 for line in bad:
     print(f"{name}: {line}")
 sys.exit(1 if bad else 0)
