@@ -32,7 +32,8 @@ std::size_t continuation_indent(const std::string& line) {
     const std::size_t second = line.find_first_not_of(' ', gap);
     if (second != std::string::npos && second < line.size() / 2 + 40) return second;
   }
-  return lead;
+  // A wrapped command line hangs under itself, so it never reads as a new command.
+  return line.compare(lead, 8, "rooftop ") == 0 ? lead + 4 : lead;
 }
 
 void wrap_line(std::string line, std::size_t width, std::string& out) {
@@ -85,9 +86,7 @@ std::string overview(const CLI::App& app) {
   for (const CLI::App* sub : app.get_subcommands({})) {
     std::string desc = sub->get_description();
     // The first sentence is enough here; `rooftop COMMAND --help` has the rest.
-    std::size_t stop = desc.find(": ");
-    std::size_t dot = desc.find(". ");
-    stop = std::min(stop, dot);
+    std::size_t stop = std::min({desc.find(": "), desc.find(". "), desc.find('\n')});
     if (stop != std::string::npos) desc = desc.substr(0, stop);
     std::string row = "  " + sub->get_name() + std::string(name_w - sub->get_name().size() + 2, ' ') + desc;
     out += row + "\n";
@@ -96,6 +95,7 @@ std::string overview(const CLI::App& app) {
     while (std::getline(footer, line)) {
       std::string t = trim(line);
       if (starts_with(t, "rooftop ")) {
+        if (std::size_t hash = t.find("  #"); hash != std::string::npos) t = trim(t.substr(0, hash));
         out += std::string(name_w + 4, ' ') + "e.g. " + t + "\n";
         break;
       }

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   // 1. The application and its global options.
   CLI::App app{
       "rooftop - choose, size, measure and watch AI accelerators.\n"
-      "Predicts performance with a roofline model over a sourced catalog of GPUs, TPUs, NPUs,\n"
+      "Predicts performance with a roofline model over a sourced catalog of GPUs, TPUs, NPUs, "
       "FPGAs, edge boards and CPUs; measures the machine you have; monitors and analyses fleets.",
       "rooftop"};
   app.set_version_flag("--version", std::string("rooftop ") + ROOFTOP_VERSION);
