@@ -67,6 +67,20 @@ std::string markers_and_labels(const std::vector<Drawn>& pts, const plot::Frame&
   std::stable_sort(order.begin(), order.end(), [](const Drawn* a, const Drawn* b) {
     return a->point->highlight && !b->point->highlight;
   });
+  // Leader lines drawn so far: a new one may not cross them (crossed leaders
+  // point each label at the other's marker).
+  struct Segment {
+    double x0, y0, x1, y1;
+  };
+  std::vector<Segment> leaders;
+  auto crosses = [](const Segment& p, const Segment& q) {
+    auto side = [](double ax, double ay, double bx, double by, double cx, double cy) {
+      return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+    };
+    double d1 = side(q.x0, q.y0, q.x1, q.y1, p.x0, p.y0), d2 = side(q.x0, q.y0, q.x1, q.y1, p.x1, p.y1);
+    double d3 = side(p.x0, p.y0, p.x1, p.y1, q.x0, q.y0), d4 = side(p.x0, p.y0, p.x1, p.y1, q.x1, q.y1);
+    return ((d1 > 0) != (d2 > 0)) && ((d3 > 0) != (d4 > 0));
+  };
   const plot::Box area{f.plot_x0() + 2, f.plot_y1() + 2, f.plot_x1() - 2, f.plot_y0() - 2};
   auto inside = [&](const plot::Box& b) { return b.x0 >= area.x0 && b.x1 <= area.x1 && b.y0 >= area.y0 && b.y1 <= area.y1; };
   for (const Drawn* d : order) {
@@ -85,8 +99,12 @@ std::string markers_and_labels(const std::vector<Drawn>& pts, const plot::Frame&
         bool clash = false;
         for (const plot::Box& t : taken) clash = clash || b.overlaps(t, 1.5);
         if (clash) continue;
+        const Segment leader{d->cx, d->cy, std::clamp(d->cx, b.x0, b.x1), std::clamp(d->cy, b.y0, b.y1)};
         if (dist > 0) {
-          double lx = std::clamp(d->cx, b.x0, b.x1), ly = std::clamp(d->cy, b.y0, b.y1);
+          for (const Segment& l : leaders) clash = clash || crosses(leader, l);
+          if (clash) continue;
+          leaders.push_back(leader);
+          const double lx = leader.x1, ly = leader.y1;
           o += "<line x1=\"" + px(d->cx) + "\" y1=\"" + px(d->cy) + "\" x2=\"" + px(lx) + "\" y2=\"" + px(ly) +
                "\" stroke=\"#888888\" stroke-width=\"0.8\"/>\n";
         }

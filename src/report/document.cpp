@@ -81,7 +81,7 @@ const char* kCss =
     "pre{padding:10px;overflow-x:auto;border:1px solid #e2e2e2}"
     "figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}"
     "figcaption{color:#555;font-size:.9em;margin-top:.3em}"
-    "td.num{white-space:nowrap}"
+    "td:not(:last-child){white-space:nowrap}"
     // Print on A4 or Letter: the page's own margins, no shading, charts and
     // tables kept whole where they fit, headings kept with what follows.
     "@media print{@page{size:auto;margin:15mm}body{font-size:10pt}main{max-width:none;padding:0}"
