@@ -33,8 +33,7 @@ struct CatalogOptions {
 
 // 989 -> "989", 494.5 -> "494.5", 19500 -> "19500"
 std::string num(double v) {
-  if (v >= 1e4) return fmt::format("{:.0f}", v);
-  return fmt::format("{:.4g}", v);
+  return plain(v);
 }
 
 std::string scaled(const Sourced& s, double divisor, const std::string& unit = "", const std::string& unknown = "-") {

@@ -29,7 +29,7 @@ struct PredictOptions {
   bool json = false;
 };
 
-std::string g(double v) { return fmt::format("{:.4g}", v); }
+std::string g(double v) { return plain(v); }
 
 json prediction_json(const model::Prediction& p) {
   json per_op = json::array();

@@ -54,7 +54,7 @@ struct Analysis {
   double bound_s[4] = {0, 0, 0, 0};  // by model::Bound
 };
 
-std::string g(double v) { return fmt::format("{:.4g}", v); }
+std::string g(double v) { return plain(v); }
 
 Result<Graph> load_graph(const RooflineOptions& o) {
   WorkloadInputs in;

@@ -24,7 +24,7 @@ struct ValidateOptions {
   bool json = false;
 };
 
-std::string g(double v) { return fmt::format("{:.4g}", v); }
+std::string g(double v) { return plain(v); }
 
 json validation_json(const model::Validation& v) {
   json rows = json::array();

@@ -100,6 +100,27 @@ std::string si(double value, std::string_view unit) {
   return out;
 }
 
+std::string plain(double value, int digits) {
+  char buf[64];
+  const double a = std::fabs(value);
+  if (a == 0 || !std::isfinite(value)) {
+    std::snprintf(buf, sizeof buf, "%g", value);
+  } else if (a >= std::pow(10.0, digits)) {
+    std::snprintf(buf, sizeof buf, "%.0f", value);
+  } else {
+    // Decimals so that `digits` significant digits show, then trailing zeros dropped.
+    const int decimals = std::clamp(digits - 1 - static_cast<int>(std::floor(std::log10(a))), 0, 12);
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+    std::string t = buf;
+    if (t.find('.') != std::string::npos) {
+      while (t.back() == '0') t.pop_back();
+      if (t.back() == '.') t.pop_back();
+    }
+    return t;
+  }
+  return buf;
+}
+
 std::string usd(double value) { return (value < 0 ? "-$" : "$") + si(std::fabs(value)); }
 
 std::string usd_per_hour(double value) {

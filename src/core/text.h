@@ -33,6 +33,9 @@ bool starts_with(std::string_view s, std::string_view prefix);
 
 // 1234567 -> "1.23 M" (SI, 3 significant digits); unit appended when given.
 std::string si(double value, std::string_view unit = "");
+// A bare number for tables, never in exponent notation: `digits`
+// significant digits, whole numbers from 10^digits up (10210, 9378, 0.0123).
+std::string plain(double value, int digits = 4);
 // Money, one style everywhere: 30678 -> "$30.7 k", 950 -> "$950" (SI prefix,
 // 3 significant digits); hourly rates 4.096 -> "$4.10/h" (cents below $100/h).
 std::string usd(double value);
