@@ -35,6 +35,14 @@ struct AdviseOptions {
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 json date_or_null(const std::string& d) { return d.empty() ? json(nullptr) : json(d); }
 
+json caveats_json(const catalog::Accelerator& a) {
+  json out = json::array();
+  for (const catalog::Caveat& k : a.caveats) {
+    out.push_back({{"kind", std::string(catalog::to_string(k.kind))}, {"text", k.text}, {"source", k.source}});
+  }
+  return out;
+}
+
 json candidate_json(const advise::Candidate& c, std::size_t rank) {
   const advise::Scores& s = c.scores;
   json j = {
@@ -75,6 +83,7 @@ json candidate_json(const advise::Candidate& c, std::size_t rank) {
       {"precision_risk", c.precision_risk},
       {"explanation", c.explanation},
       {"notes", c.notes},
+      {"caveats", caveats_json(*c.accelerator)},
   };
   if (c.train) {
     const advise::TrainPlan& t = *c.train;
@@ -107,6 +116,8 @@ json advice_json(const advise::Scenario& s, const advise::Advice& a, std::size_t
   json as = json::array();
   for (const advise::Assumption& x : a.assumptions) as.push_back({{"name", x.name}, {"value", x.value}, {"source", x.source}});
   return json{{"scenario", s.name},
+              {"answer", advise::answer_line(s, a)},
+              {"rank_by", s.rank_least_capacity ? "least_capacity" : "score"},
               {"model", a.model},
               {"task", std::string(workload::to_string(s.task))},
               {"objective", std::string(advise::to_string(s.objective))},
@@ -120,7 +131,12 @@ json advice_json(const advise::Scenario& s, const advise::Advice& a, std::size_t
 }
 
 void print_text(const advise::Scenario& s, const advise::Advice& a, std::size_t top) {
-  report::Document d = advise::build_report(s, a, top);
+  report::Document d = advise::build_report(s, a, top, true);
+  // The terminal shows **bold** as plain text.
+  auto plain = [](std::string t) {
+    for (std::size_t at; (at = t.find("**")) != std::string::npos;) t.erase(at, 2);
+    return t;
+  };
   std::printf("%s\n", d.title.c_str());
   for (const report::Block& b : d.blocks) {
     if (const auto* t = std::get_if<report::Table>(&b)) {
@@ -128,7 +144,7 @@ void print_text(const advise::Scenario& s, const advise::Advice& a, std::size_t 
     } else if (const auto* h = std::get_if<report::Heading>(&b)) {
       std::printf("\n%s\n", h->text.c_str());
     } else if (const auto* p = std::get_if<report::Paragraph>(&b)) {
-      std::printf("%s\n", p->text.c_str());
+      std::printf("%s\n", plain(p->text).c_str());
     } else if (const auto* l = std::get_if<report::BulletList>(&b)) {
       for (const std::string& item : l->items) std::printf("  - %s\n", item.c_str());
     } else if (const auto* f = std::get_if<report::Figure>(&b)) {

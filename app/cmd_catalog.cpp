@@ -35,8 +35,7 @@ struct CatalogOptions {
 
 // 989 -> "989", 494.5 -> "494.5", 19500 -> "19500"
 std::string num(double v) {
-  if (v >= 1e4) return fmt::format("{:.0f}", v);
-  return fmt::format("{:.4g}", v);
+  return plain(v);
 }
 
 std::string scaled(const Sourced& s, double divisor, const std::string& unit = "", const std::string& unknown = "-") {
@@ -70,8 +69,8 @@ json derived_json(const Accelerator& a) {
 }
 
 std::string price_text(const Accelerator& a) {
-  if (a.price.list_usd.known()) return "$" + num(*a.price.list_usd.value);
-  if (a.price.cloud_usd_per_hour.known()) return "$" + num(*a.price.cloud_usd_per_hour.value) + "/h";
+  if (a.price.list_usd.known()) return usd(*a.price.list_usd.value);
+  if (a.price.cloud_usd_per_hour.known()) return usd_per_hour(*a.price.cloud_usd_per_hour.value);
   return "-";
 }
 
@@ -125,6 +124,12 @@ json entry_json(const Accelerator& a) {
                     {"custom_kernels", a.software.custom_kernels}}},
       {"efficiency", {{"compute", opt(a.calibration.compute_efficiency)},
                       {"memory", opt(a.calibration.memory_efficiency)}}},
+      {"caveats", [&] {
+         json c = json::array();
+         for (const catalog::Caveat& k : a.caveats)
+           c.push_back({{"kind", std::string(to_string(k.kind))}, {"text", k.text}, {"source", k.source}});
+         return c;
+       }()},
       {"notes", a.notes},
       {"origin", a.origin},
   };
@@ -155,10 +160,10 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
   add("launch_year", a.launch_year ? std::to_string(*a.launch_year) : "unknown", a.launch_year_source);
   for (Precision p : kAllPrecisions)
     add_s("compute." + std::string(to_string(p)), a.peak(p), 1e12, is_integer(p) ? "TOPS" : "TFLOP/s");
-  add_s("memory.capacity", a.memory_bytes, kGiB, "GB");
+  add_s("memory.capacity", a.memory_bytes, kGiB, "GiB");
   add_s("memory.bandwidth", a.memory_bytes_per_s, 1e9, "GB/s");
   add("memory.type", a.memory_type.empty() ? "unknown" : a.memory_type);
-  add_s("memory.sram", a.sram_bytes, kMiB, "MB");
+  add_s("memory.sram", a.sram_bytes, kMiB, "MiB");
   auto link = [&](const std::string& field, const catalog::Link& l) {
     std::string v = l.name.empty() ? "none listed" : l.name;
     if (!l.name.empty())
@@ -171,13 +176,14 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
   add_s("power.tdp", a.power_w, 1, "W");
   auto dated = [](const Sourced& s, const std::string& unit, const std::string& date, const std::string& provider) {
     if (!s.known()) return annotated(s, "unknown");
-    std::string v = "$" + num(*s.value) + unit + " (" + date + (provider.empty() ? "" : ", " + provider) + ")";
+    std::string v = (unit.empty() ? usd(*s.value) : usd_per_hour(*s.value)) + " (" + date +
+                    (provider.empty() ? "" : ", " + provider) + ")";
     return v;
   };
   const catalog::Price& pr = a.price;
   std::string where = pr.cloud_provider + (pr.cloud_region.empty() ? "" : ", " + pr.cloud_region);
   add("price.list", a.cloud_only ? "none: cloud-only part" : dated(pr.list_usd, "", pr.list_date, ""), pr.list_usd.source);
-  add("price.cloud", dated(pr.cloud_usd_per_hour, "/hour", pr.cloud_date, where), pr.cloud_usd_per_hour.source);
+  add("price.cloud", dated(pr.cloud_usd_per_hour, "/h", pr.cloud_date, where), pr.cloud_usd_per_hour.source);
   auto joined = [](const std::vector<std::string>& v) {
     std::string out;
     for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
@@ -192,6 +198,10 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
     auto frac = [](const std::optional<double>& v) { return v ? num(*v) : std::string("model default"); };
     add("efficiency.compute", frac(a.calibration.compute_efficiency), a.calibration.source);
     add("efficiency.memory", frac(a.calibration.memory_efficiency), a.calibration.source);
+  }
+  for (std::size_t i = 0; i < a.caveats.size(); ++i) {
+    const catalog::Caveat& k = a.caveats[i];
+    add("caveats." + std::to_string(i + 1), std::string(to_string(k.kind)) + ": " + k.text, k.source);
   }
   return rows;
 }
@@ -256,7 +266,7 @@ int run_list(const CatalogOptions& o, const GlobalOptions& global) {
   }
   using report::Align;
   report::Table t;
-  t.headers = {"ID", "KIND", "VENDOR", "FP16/BF16 TFLOP/S", "INT8 TOPS", "MEMORY GB", "BW TB/S", "POWER W", "PRICE"};
+  t.headers = {"ID", "KIND", "VENDOR", "FP16/BF16 TFLOP/s", "INT8 TOP/s", "MEMORY GiB", "BW TB/s", "POWER W", "PRICE"};
   t.align = {Align::left, Align::left, Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
              Align::right};
   for (const Accelerator* a : shown) {

@@ -102,7 +102,7 @@ std::string text_output(const model::Prediction& p, int top) {
   if (!p.communication.link.empty())
     t.rows.push_back({"communication", fmt::format("{} per {} over {}, eta {}", human_seconds(p.communication.time_s),
                                                    p.task == workload::Task::train ? "step" : "pass",
-                                                   p.communication.link, sig(p.communication.eta))});
+                                                   p.communication.link, plain(p.communication.eta))});
   out += t.render_text();
 
   std::vector<const model::OpPrediction*> ops;
@@ -116,7 +116,7 @@ std::string text_output(const model::Prediction& p, int top) {
     for (std::size_t i = 0; i < ops.size() && i < static_cast<std::size_t>(top); ++i) {
       const model::OpPrediction& x = *ops[i];
       o.rows.push_back({x.name, std::string(workload::to_string(x.phase)), std::string(workload::to_string(x.kind)),
-                        human_seconds(x.time_s), fmt::format("{:.1f} %", x.share * 100), sig(x.intensity),
+                        human_seconds(x.time_s), fmt::format("{:.1f} %", x.share * 100), plain(x.intensity),
                         std::string(model::to_string(x.bound))});
     }
     out += fmt::format("\ntop {} of {} operators by time:\n", o.rows.size(), ops.size()) + o.render_text();

@@ -172,13 +172,13 @@ std::string analysis_text(const Graph& gr, const Analysis& r, int top, double ba
                           const catalog::Accelerator& a, const model::Efficiency& e) {
   const double peak = *a.peak(p).value, bw = *a.memory_bytes_per_s.value;
   auto pct = [&](double s) { return fmt::format("{:.1f} %", r.total_s > 0 ? 100 * s / r.total_s : 0); };
-  std::string out = fmt::format("roofline of {} on {}, {}, batch {}\n", gr.workload.id, a.id, to_string(p), sig(batch));
+  std::string out = fmt::format("roofline of {} on {}, {}, batch {}\n", gr.workload.id, a.id, to_string(p), plain(batch));
   out += fmt::format("peak {}, memory {}: ridge point {} FLOP/byte; efficiency compute {:.2f}, memory {:.2f}, "
                      "{} per operator ({})\n",
-                     si(peak, "FLOP/s"), si(bw, "B/s"), sig(peak / bw), e.compute, e.memory, human_seconds(e.op_overhead_s),
+                     si(peak, "FLOP/s"), si(bw, "B/s"), plain(peak / bw), e.compute, e.memory, human_seconds(e.op_overhead_s),
                      e.source);
   out += fmt::format("total {} for {}, {}, {} FLOP/byte; time compute-bound {}, memory-bound {}, overhead-bound {}\n",
-                     human_seconds(r.total_s), si(r.flops, "FLOP"), si(r.bytes, "B"), sig(r.bytes > 0 ? r.flops / r.bytes : 0),
+                     human_seconds(r.total_s), si(r.flops, "FLOP"), si(r.bytes, "B"), plain(r.bytes > 0 ? r.flops / r.bytes : 0),
                      pct(r.bound_s[0]), pct(r.bound_s[1]), pct(r.bound_s[2]));
   std::vector<std::size_t> order(r.ops.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -191,7 +191,7 @@ std::string analysis_text(const Graph& gr, const Analysis& r, int top, double ba
   for (std::size_t k = 0; k < shown; ++k) {
     const model::OpPrediction& x = r.ops[order[k]];
     t.rows.push_back({x.name, gr.op_types[order[k]], std::string(workload::to_string(x.kind)), si(x.flops), si(x.bytes),
-                      sig(x.intensity), std::string(model::to_string(x.bound)), human_seconds(x.time_s), pct(x.time_s)});
+                      plain(x.intensity), std::string(model::to_string(x.bound)), human_seconds(x.time_s), pct(x.time_s)});
   }
   out += fmt::format("\ntop {} of {} operators by time:\n", shown, r.ops.size()) + t.render_text();
   if (r.fusions.empty()) {

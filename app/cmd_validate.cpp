@@ -58,7 +58,7 @@ std::string text_output(const model::Validation& v) {
       skipped += fmt::format("  {}: {}\n", r.id, r.reason);
       continue;
     }
-    t.rows.push_back({r.id, r.accelerator, r.model, r.unit, sig(r.measured), sig(*r.predicted),
+    t.rows.push_back({r.id, r.accelerator, r.model, r.unit, plain(r.measured), plain(*r.predicted),
                       fmt::format("{:+.1f} %", r.error_pct), r.method});
   }
   std::string out = t.render_text();

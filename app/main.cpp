@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "commands.h"
+#include "core/text.h"
+#include "help.h"
 #include "version.h"
 
 int main(int argc, char** argv) {
@@ -18,11 +20,12 @@ int main(int argc, char** argv) {
   // 1. The application and its global options.
   CLI::App app{
       "rooftop - choose, size, measure and watch AI accelerators.\n"
-      "Predicts performance with a roofline model over a sourced catalog of GPUs, TPUs, NPUs,\n"
+      "Predicts performance with a roofline model over a sourced catalog of GPUs, TPUs, NPUs, "
       "FPGAs, edge boards and CPUs; measures the machine you have; monitors and analyses fleets.",
       "rooftop"};
   app.set_version_flag("--version", version_text, "Print the version, build options and backends, and exit");
-  app.require_subcommand(1);
+  app.formatter(wrapping_formatter());  // before the subcommands, which inherit it
+  app.require_subcommand(0, 1);
   app.fallthrough();
   GlobalOptions global;
   app.add_option("--catalog", global.catalog_paths,
@@ -35,7 +38,19 @@ int main(int argc, char** argv) {
   std::vector<Command> commands;
   for (AddCommand add : all_commands()) commands.push_back(add(app, global));
 
-  // 3. Parse; usage errors are bad input (exit 2).
+  // 3. Parse; usage errors are bad input (exit 2). A bare `rooftop` shows
+  // the commands with an example each; a mistyped command gets "did you mean".
+  if (argc == 1) {
+    std::fputs(overview(app).c_str(), stdout);
+    return kExitOk;
+  }
+  if (std::string typo = unknown_command(app, argc, argv); !typo.empty()) {
+    std::vector<std::string> names;
+    for (const Command& c : commands) names.push_back(c.sub->get_name());
+    std::fprintf(stderr, "rooftop: error: %s\nRun 'rooftop' for the list of commands.\n",
+                 rooftop::did_you_mean("command", typo, names).c_str());
+    return kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -49,6 +64,7 @@ int main(int argc, char** argv) {
   for (const Command& c : commands) {
     if (c.sub->parsed()) return c.run();
   }
-  std::fprintf(stderr, "rooftop: error: no command given; see rooftop --help\n");
+  std::fputs(overview(app).c_str(), stderr);
+  std::fprintf(stderr, "rooftop: error: no command given\n");
   return kExitBadInput;
 }

@@ -66,6 +66,11 @@ std::string static_reason(const Scenario& s, const catalog::Accelerator& a, std:
       return "TDP " + si(*a.power_w.value, "W") + " over the " + si(*s.max_power_per_device_w, "W") + " per-device limit";
     }
   }
+  if (!s.consumer_parts) {
+    for (const catalog::Caveat& c : a.caveats) {
+      if (c.kind == catalog::CaveatKind::consumer) return "consumer part, excluded by constraints.consumer_parts: " + c.text;
+    }
+  }
   if (std::string eco = ecosystem_gap(s, a); !eco.empty()) return eco;
   usable.clear();
   for (Precision p : s.precisions) {
@@ -81,8 +86,10 @@ std::string static_reason(const Scenario& s, const catalog::Accelerator& a, std:
     if (!dominated) usable.push_back(p);
   }
   if (usable.empty()) {
-    std::string why = "supports none of the allowed precisions " + precision_names(s.precisions) + " (has " +
-                      precision_names(a.precisions()) + ")";
+    const std::vector<Precision> has = a.precisions();
+    std::string why = "supports none of the allowed precisions " + precision_names(s.precisions) +
+                      (has.empty() ? " (the catalog gives no peak rate for any precision)"
+                                   : " (has " + precision_names(has) + ")");
     for (Precision p : s.precisions) {  // the catalog's reason when a rate is unpublished
       if (a.peak(p).known() || a.peak(p).missing_reason.empty()) continue;
       return why + "; " + std::string(to_string(p)) + " rate unknown: " + a.peak(p).missing_reason;
@@ -168,22 +175,19 @@ std::string price_and_check(const Scenario& s, Candidate& c) {
     if (!a.price.list_usd.known()) return "no list price in the catalog: cannot check the capex budget";
     const double capex = *a.price.list_usd.value * c.count;
     if (capex > *s.budget_capex_usd) {
-      return n + "$" + si(*a.price.list_usd.value) + " = $" + si(capex) + ", over the $" + si(*s.budget_capex_usd) + " budget";
+      return n + usd(*a.price.list_usd.value) + " = " + usd(capex) + ", over the " + usd(*s.budget_capex_usd) + " budget";
     }
   }
   if (s.budget_cloud_usd_per_hour) {
     if (!a.price.cloud_usd_per_hour.known()) return "no cloud price in the catalog: cannot check the $/hour budget";
     const double rate = *a.price.cloud_usd_per_hour.value * c.count;
     if (rate > *s.budget_cloud_usd_per_hour) {
-      return n + "$" + si(*a.price.cloud_usd_per_hour.value) + "/h = $" + si(rate) + "/h, over the $" +
-             si(*s.budget_cloud_usd_per_hour) + "/h budget";
+      return n + usd_per_hour(*a.price.cloud_usd_per_hour.value) + " = " + usd_per_hour(rate) + ", over the " +
+             usd_per_hour(*s.budget_cloud_usd_per_hour) + " budget";
     }
   }
   warn_old_price(s, a, c);
-  if (!c.priced) {
-    c.notes.push_back(std::string(s.deployment == Deployment::cloud ? "no cloud price" : "no list price or TDP") +
-                      " in the catalog: cost unknown, not ranked on cost");
-  }
+  if (!c.priced) c.notes.push_back(missing_cost(s, a) + ": cost unknown, scored on the other criteria");
   return "";
 }
 

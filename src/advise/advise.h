@@ -3,7 +3,7 @@
 // advisor picks a precision among those allowed, sizes the device count and
 // the batch (serving: a queueing model of request batching; training: a
 // search over data/tensor/pipeline splits and micro-batches), checks the
-// constraints, and scores the seeds' five criteria (compute adequacy,
+// constraints, and scores five criteria (compute adequacy,
 // bandwidth fit, precision, ecosystem, energy efficiency and TCO). The
 // result is the ranked feasible set with its Pareto front, the rejected
 // accelerators with one-line reasons, and an explanation per finalist.
@@ -143,6 +143,12 @@ std::string nothing_feasible(const Scenario& s, const Advice& a);
 // The report: summary table, explanation per finalist, a roofline per
 // finalist with the workload's operators, cost vs performance with the Pareto
 // front, TCO breakdown bars, rejected list and assumptions.
-report::Document build_report(const Scenario& s, const Advice& a, std::size_t top);
+// for_terminal leaves out the "how to read this" section (for the report only).
+report::Document build_report(const Scenario& s, const Advice& a, std::size_t top, bool for_terminal = false);
+
+// The answer in one sentence: "Buy 2 x Intel Gaudi 3 (bf16): 655 samples/s, 25 h
+// to train, $38.7 k over 4 years; 2nd choice 2 x NVIDIA H100 at +73 % cost."
+// With no feasible part, says so with the closest misses.
+std::string answer_line(const Scenario& s, const Advice& a);
 
 }  // namespace rooftop::advise

@@ -16,6 +16,14 @@ std::string ecosystem_gap(const Scenario& s, const catalog::Accelerator& a);
 // four major frameworks (pytorch, tensorflow, jax, onnxruntime) listed.
 double ecosystem_score(const Scenario& s, const catalog::Accelerator& a, std::vector<std::string>* notes);
 
+// What the catalog lacks to price `a` for the scenario's deployment: "no
+// cloud price in the catalog", "no list price in the catalog", "no TDP in the
+// catalog (energy unknown)"; empty when it can be priced.
+std::string missing_cost(const Scenario& s, const catalog::Accelerator& a);
+
+// Compute bought: devices x dense peak at the chosen precision (FLOP/s).
+double capacity(const Candidate& c);
+
 // Scores, Pareto front, ranking and explanations of out.candidates (and the baseline).
 void score_and_rank(const Scenario& s, Advice& out);
 

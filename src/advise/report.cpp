@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "advise/advise.h"
+#include "advise/internal.h"
 #include "core/text.h"
 
 namespace rooftop::advise {
@@ -19,7 +20,36 @@ std::string fixed(double x, int digits) {
   return buf;
 }
 
-std::string money(const std::optional<double>& v) { return v ? "$" + si(*v) : "unknown"; }
+std::string money(const std::optional<double>& v) { return v ? usd(*v) : "unknown"; }
+
+std::string setup(const Candidate& c) { return std::to_string(c.count) + " x " + c.accelerator->name; }
+
+// "+73 % cost" / "-12 % cost" / "cost unknown" relative to `ref`.
+std::string cost_delta(const Candidate& c, const Candidate& ref) {
+  if (!c.priced || !ref.priced || *ref.cost.tco_usd <= 0) return "cost unknown";
+  const double d = (*c.cost.tco_usd / *ref.cost.tco_usd - 1) * 100;
+  const long r = std::lround(d);
+  if (r == 0) return "the same cost";
+  return (r > 0 ? "+" : "") + std::to_string(r) + " % cost";
+}
+
+// The objective's figure for one candidate: "p99 3.2 s", "655 samples/s, 25 h to train".
+std::string headline(const Scenario& s, const Candidate& c) {
+  switch (s.objective) {
+    case ObjectiveKind::latency: return "p99 " + human_seconds(c.latency_s) + " at " + si(s.arrival_rate_per_s, "requests/s");
+    case ObjectiveKind::throughput: return si(c.throughput, c.throughput_unit);
+    case ObjectiveKind::train:
+      return si(c.throughput, c.throughput_unit) + ", " +
+             human_seconds(c.train ? c.train->time_to_train_s : c.latency_s) + " to train";
+  }
+  return "";
+}
+
+std::string horizon(double y) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g year%s", y, y == 1 ? "" : "s");
+  return buf;
+}
 
 std::string objective_text(const Scenario& s, const std::string& unit) {
   switch (s.objective) {
@@ -35,7 +65,7 @@ std::string objective_text(const Scenario& s, const std::string& unit) {
 
 std::vector<std::string> row(std::size_t rank, const Candidate& c) {
   return {rank ? std::to_string(rank) : "baseline",
-          c.accelerator->id,
+          c.accelerator->id + (c.accelerator->caveats.empty() ? "" : " (!)"),
           std::to_string(c.count),
           std::string(to_string(c.precision)),
           std::to_string(c.batch),
@@ -43,8 +73,14 @@ std::vector<std::string> row(std::size_t rank, const Candidate& c) {
           c.train ? human_seconds(c.train->time_to_train_s) : human_seconds(c.latency_s),
           money(c.cost.tco_usd),
           c.power_w ? si(*c.power_w, "W") : "unknown",
-          fixed(c.scores.total, 2),
+          fixed(c.scores.total, 2) + (c.priced ? "" : "*"),
           c.pareto ? "yes" : ""};
+}
+
+std::vector<std::string> row(const Scenario& s, std::size_t rank, const Candidate& c) {
+  std::vector<std::string> r = row(rank, c);
+  if (s.rank_least_capacity) r.insert(r.begin() + 5, si(capacity(c), "FLOP/s"));
+  return r;
 }
 
 report::Table summary_table(const Scenario& s, const Advice& a, std::size_t top) {
@@ -55,8 +91,12 @@ report::Table summary_table(const Scenario& s, const Advice& a, std::size_t top)
   t.align = {report::Align::right, report::Align::left, report::Align::right, report::Align::left, report::Align::right,
              report::Align::right, report::Align::right, report::Align::right, report::Align::right, report::Align::right,
              report::Align::left};
-  for (std::size_t i = 0; i < a.candidates.size() && i < top; ++i) t.rows.push_back(row(i + 1, a.candidates[i]));
-  if (a.baseline) t.rows.push_back(row(0, *a.baseline));
+  if (s.rank_least_capacity) {
+    t.headers.insert(t.headers.begin() + 5, "capacity");
+    t.align.insert(t.align.begin() + 5, report::Align::right);
+  }
+  for (std::size_t i = 0; i < a.candidates.size() && i < top; ++i) t.rows.push_back(row(s, i + 1, a.candidates[i]));
+  if (a.baseline) t.rows.push_back(row(s, 0, *a.baseline));
   return t;
 }
 
@@ -64,11 +104,14 @@ report::RooflineChart roofline(const Candidate& c) {
   report::RooflineChart r;
   const catalog::Accelerator& acc = *c.accelerator;
   r.title = acc.name + " (" + std::string(to_string(c.precision)) + ", batch " + std::to_string(c.batch) + ")";
-  r.ceilings.push_back({std::string(to_string(c.precision)) + " " + si(acc.peak(c.precision).or_else(0), "FLOP/s"),
-                        acc.peak(c.precision).or_else(0), acc.memory_bytes_per_s.or_else(0)});
+  report::Ceiling roof{"compute roof: " + std::string(to_string(c.precision)) + " " +
+                           si(acc.peak(c.precision).or_else(0), "FLOP/s"),
+                       acc.peak(c.precision).or_else(0), acc.memory_bytes_per_s.or_else(0)};
   if (acc.memory_bytes_per_s.known()) {
-    r.ceilings.push_back({acc.memory_type + " " + si(*acc.memory_bytes_per_s.value, "B/s"), 0, *acc.memory_bytes_per_s.value});
+    r.memory_label = "memory roof: " + (acc.memory_type.empty() ? "" : acc.memory_type + " ") +
+                        si(*acc.memory_bytes_per_s.value, "B/s");
   }
+  r.ceilings.push_back(roof);
   for (const OpPoint& p : c.ops) {
     if (p.intensity > 0 && p.flop_per_s > 0) r.points.push_back({p.name, p.intensity, p.flop_per_s, p.time_share > 0.1});
   }
@@ -116,10 +159,46 @@ report::BarChart tco_bars(const Scenario& s, const Advice& a, std::size_t top) {
 
 }  // namespace
 
-report::Document build_report(const Scenario& s, const Advice& a, std::size_t top) {
+std::string answer_line(const Scenario& s, const Advice& a) {
+  if (a.candidates.empty()) return "No recommendation: " + nothing_feasible(s, a) + ".";
+  const Candidate& best = a.candidates.front();
+  std::string line = std::string(s.deployment == Deployment::cloud ? "Rent " : "Buy ") + setup(best) + " (" +
+                     std::string(to_string(best.precision)) + "): " + headline(s, best) + ", " +
+                     (best.priced ? usd(*best.cost.tco_usd) + " over " + horizon(s.horizon_years)
+                                  : "cost unknown (" + missing_cost(s, *best.accelerator) + ")");
+  if (a.candidates.size() > 1) {
+    const Candidate& next = a.candidates[1];
+    const std::string delta = cost_delta(next, best);
+    line += "; 2nd choice " + setup(next) + (delta == "cost unknown" ? " (cost unknown)" : " at " + delta);
+  }
+  if (a.baseline && a.baseline->priced && best.priced) {
+    line += "; your " + setup(*a.baseline) + " is " + cost_delta(*a.baseline, best);
+  }
+  if (!best.accelerator->caveats.empty()) line += ". Caveat: " + best.accelerator->caveats.front().text;
+  return line + ".";
+}
+
+std::string weights_line(const Scenario& s) {
+  const Weights& w = s.weights;
+  auto one = [](const char* name, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s %g", name, v);
+    return std::string(buf);
+  };
+  return "Score = weighted mean of " + one("compute adequacy", w.compute_adequacy) + ", " +
+         one("bandwidth fit", w.bandwidth_fit) + ", " + one("precision", w.precision) + ", " +
+         one("ecosystem", w.ecosystem) + ", " + one("energy efficiency", w.energy_efficiency) + ", " +
+         one("TCO", w.tco) + " (set them in the scenario's `weights:`); " +
+         (s.rank_least_capacity ? "the rank follows the capacity, least first (rank_by: least_capacity), then the score. "
+                                : "the rank follows the score. ") +
+         "* = TCO unknown: scored on the criteria that are known. (!) = caveat below.";
+}
+
+report::Document build_report(const Scenario& s, const Advice& a, std::size_t top, bool for_terminal) {
   report::Document d;
   d.title = "rooftop advise: " + s.name;
   auto add = [&](report::Block b) { d.blocks.push_back(std::move(b)); };
+  add(report::Paragraph{"**" + answer_line(s, a) + "**"});
   if (!s.description.empty()) add(report::Paragraph{s.description});
   add(report::Paragraph{"Workload `" + a.model + "` (" + std::string(workload::to_string(s.task)) + "); objective: " +
                         objective_text(s, a.throughput_unit) + "; " + std::to_string(a.candidates.size()) +
@@ -128,20 +207,53 @@ report::Document build_report(const Scenario& s, const Advice& a, std::size_t to
   add(report::Heading{2, "Recommendation"});
   add(summary_table(s, a, top));
   if (a.candidates.empty()) add(report::Paragraph{nothing_feasible(s, a)});
+  else add(report::Paragraph{weights_line(s)});
+  std::vector<std::string> caveats;
+  auto caveats_of = [&](const Candidate& c) {
+    for (const catalog::Caveat& k : c.accelerator->caveats) {
+      std::string line = c.accelerator->id + ": " + k.text;
+      if (std::find(caveats.begin(), caveats.end(), line) == caveats.end()) caveats.push_back(line);
+    }
+  };
+  for (std::size_t i = 0; i < a.candidates.size() && i < top; ++i) caveats_of(a.candidates[i]);
+  if (a.baseline) caveats_of(*a.baseline);
+  if (!caveats.empty()) {
+    add(report::Paragraph{"Caveats (catalog data with sources: rooftop catalog show ID):"});
+    add(report::BulletList{caveats});
+  }
+  if (!for_terminal) {
+    add(report::Heading{2, "How to read this"});
+    add(report::BulletList{{
+        "The first line is the answer; the table ranks every part that meets the objective under the constraints, "
+        "each sized (devices, precision, batch) to meet it at the least cost the model finds.",
+        "Score: each criterion is 0 to 1 (1 is best) and the score is their weighted mean; the weights are under "
+        "the table. A part whose cost is unknown is scored on the criteria that are known and marked *.",
+        "Pareto: no other part is at once cheaper, better on the objective and lower in power.",
+        "Roofline charts (log-log): the orange slanted line is the memory roof, the blue flat line the compute "
+        "roof; each point is one of the workload's heaviest operators, larger ones take over 10 % of the time. "
+        "A point under the slanted part is limited by memory bandwidth, not by peak FLOP/s.",
+        "Rejected parts are listed with the first constraint they break; assumptions list every default used.",
+    }});
+  }
 
   for (std::size_t i = 0; i < a.candidates.size() && i < top; ++i) {
     const Candidate& c = a.candidates[i];
-    add(report::Heading{3, "#" + std::to_string(i + 1) + " " + std::to_string(c.count) + " x " + c.accelerator->name});
+    add(report::Heading{3, "#" + std::to_string(i + 1) + " " + setup(c)});
     std::vector<std::string> items = c.explanation;
     if (c.train) {
       const TrainPlan& t = *c.train;
       items.push_back("split: data " + std::to_string(t.data) + " x tensor " + std::to_string(t.tensor) + " x pipeline " +
                       std::to_string(t.pipeline) + ", micro-batch " + std::to_string(t.micro_batch) +
                       ", gradient accumulation " + std::to_string(t.grad_accumulation) + "; step " +
-                      human_seconds(t.step_s) + " (gradient all-reduce " + human_seconds(t.dp_comm_s) + ", eta " +
-                      fixed(t.eta, 2) + ", straggler x" + fixed(t.straggler_factor, 3) + ")");
+                      human_seconds(t.step_s) + " (gradient all-reduce " + human_seconds(t.dp_comm_s) +
+                      ", bandwidth utilisation " + fixed(t.eta, 2) + ", straggler x" + fixed(t.straggler_factor, 3) + ")");
+    } else if (c.replica_devices > 1) {
+      items.push_back("one model copy spans " + std::to_string(c.replica_devices) + " devices; " +
+                      std::to_string(c.count / std::max(1, c.replica_devices)) + " cop" +
+                      (c.count / std::max(1, c.replica_devices) == 1 ? "y" : "ies"));
     }
     if (c.cold_start_s) items.push_back("cold start: " + human_seconds(*c.cold_start_s) + " to load the weights");
+    for (const catalog::Caveat& k : c.accelerator->caveats) items.push_back("caveat: " + k.text);
     for (const std::string& n : c.notes) items.push_back("note: " + n);
     add(report::BulletList{items});
     add(report::Figure{report::svg_roofline(roofline(c)),
@@ -149,7 +261,7 @@ report::Document build_report(const Scenario& s, const Advice& a, std::size_t to
                        "roofline-" + std::to_string(i + 1)});
   }
   if (a.baseline) {
-    add(report::Heading{3, "Baseline: " + std::to_string(a.baseline->count) + " x " + a.baseline->accelerator->name});
+    add(report::Heading{3, "Baseline: " + setup(*a.baseline)});
     std::vector<std::string> items = a.baseline->explanation;
     for (const std::string& n : a.baseline->notes) items.push_back("note: " + n);
     add(report::BulletList{items});

@@ -175,6 +175,7 @@ void read_constraints(YamlMap& m, Scenario& s) {
     else m.error(ffn, "unknown form_factor '" + f + "' (datacenter, workstation, edge)");
   }
   if (auto n = m.integer("max_devices", false, 1, 65536)) s.max_devices = static_cast<int>(*n);
+  if (auto c = m.boolean("consumer_parts")) s.consumer_parts = *c;
   read_pair(m, "vendors", s.vendors_include, s.vendors_exclude);
   read_pair(m, "accelerators", s.accelerators_include, s.accelerators_exclude);
   if (auto e = m.map("ecosystem")) {
@@ -292,6 +293,7 @@ Result<Scenario> parse_scenario(std::string_view text, const std::string& file) 
     else s.defaults_used = {"horizon_years", "energy_usd_per_kwh", "pue", "utilisation"};
     if (auto b = root.map("baseline")) read_baseline(*b, s);
     if (auto w = root.map("weights")) read_weights(*w, s.weights);
+    if (auto r = root.choice("rank_by", {"score", "least_capacity"})) s.rank_least_capacity = *r == "least_capacity";
     root.finish();
     if (diag.ok()) check_consistency(root, s);
   }

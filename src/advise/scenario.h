@@ -86,6 +86,7 @@ struct Scenario {
   std::vector<FrameworkRequirement> frameworks;
   std::vector<std::string> runtimes;       // each required ("tensorrt", "cann")
   std::vector<std::string> custom_ops;     // one of these languages required ("cuda", "ascend-c")
+  bool consumer_parts = true;              // false: exclude parts with a `consumer` catalog caveat
 
   // Economics.
   double horizon_years = 3;
@@ -100,6 +101,10 @@ struct Scenario {
 
   std::optional<Baseline> baseline;
   Weights weights;
+  // rank_by: score (default) or least_capacity, for "what would have been
+  // enough?": the least compute (devices x peak at the chosen precision)
+  // that meets the objective first, the score breaking ties.
+  bool rank_least_capacity = false;
   std::vector<std::string> defaults_used;    // economics keys that took their documented default
 };
 

@@ -37,6 +37,12 @@ std::string two(double x) {
   return buf;
 }
 
+std::string years(double y) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g year%s", y, y == 1 ? "" : "s");
+  return buf;
+}
+
 // Served throughput: what the objective asks for, not the idle headroom.
 double served(const Scenario& s, const Candidate& c) {
   return s.objective == ObjectiveKind::train ? c.throughput : c.throughput * std::min(1.0, c.utilisation);
@@ -57,12 +63,12 @@ void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco
   Scores& sc = c.scores;
   std::vector<std::string>& ex = c.explanation;
   ex.clear();
-  // 1. Compute adequacy: the seeds call a device compute-bound above 70 %
-  // utilisation; below that, capacity is bought and left idle.
+  // 1. Compute adequacy: a device counts as well used above 70 % utilisation;
+  // below that, capacity is bought and left idle.
   sc.compute_adequacy = std::clamp(c.utilisation / 0.7, 0.0, 1.0);
   std::string what = s.objective == ObjectiveKind::train ? "of the deadline used" : "of the capacity used by the demand";
   ex.push_back("compute adequacy " + two(sc.compute_adequacy) + ": " + pct(c.utilisation) + " " + what +
-               (c.utilisation < 0.35 ? " (over-provisioned, like the 8 x A100 at 30 %)" : ""));
+               (c.utilisation < 0.35 ? " (over-provisioned: most of the capacity is bought and left idle)" : ""));
   // 2. Bandwidth fit: attained FLOP/s over what compute-bound kernels reach.
   const model::Efficiency e = model::efficiency_for(a);
   const double roof = a.peak(c.precision).or_else(0) * e.compute;
@@ -85,29 +91,27 @@ void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco
                  " per W at TDP (best " + si(best_ppw, c.throughput_unit) + " per W)");
   } else {
     sc.energy_efficiency.reset();
-    ex.push_back("energy efficiency unknown: no TDP in the catalog");
+    ex.push_back("energy efficiency unknown: no TDP in the catalog; not part of the score");
   }
   if (c.priced && best_tco > 0) {
     sc.tco = best_tco / *c.cost.tco_usd;
     auto buy = [&] {
       return c.cost.capex_usd && c.cost.energy_usd
-                 ? "capex $" + si(*c.cost.capex_usd) + " + energy $" + si(*c.cost.energy_usd)
+                 ? "capex " + usd(*c.cost.capex_usd) + " + energy " + usd(*c.cost.energy_usd)
                  : std::string("buying: price unknown");
     };
-    auto rent = [&] { return c.cost.cloud_usd ? "cloud $" + si(*c.cost.cloud_usd) : std::string("renting: price unknown"); };
+    auto rent = [&] { return c.cost.cloud_usd ? "cloud " + usd(*c.cost.cloud_usd) : std::string("renting: price unknown"); };
     std::string parts = s.deployment == Deployment::cloud    ? rent()
                         : s.deployment == Deployment::either ? buy() + "; or " + rent()
                                                              : buy();
     std::string dates;
     if (!c.cost.list_price_date.empty()) dates += "; list price dated " + c.cost.list_price_date;
     if (!c.cost.cloud_price_date.empty()) dates += "; cloud price dated " + c.cost.cloud_price_date;
-    ex.push_back("TCO " + two(*sc.tco) + ": $" + si(*c.cost.tco_usd) + " over " + two(s.horizon_years) + " years (" +
-                 parts + dates + ")");
+    ex.push_back("TCO " + two(*sc.tco) + ": " + usd(*c.cost.tco_usd) + " over " + years(s.horizon_years) + " (" + parts +
+                 dates + "; the cheapest candidate costs " + usd(best_tco) + ")");
   } else {
     sc.tco.reset();
-    ex.push_back("TCO unknown: the catalog has no " +
-                 std::string(s.deployment == Deployment::cloud ? "cloud price" : "list price or TDP") +
-                 " for this part, so it is not ranked on cost");
+    ex.push_back("TCO unknown (" + missing_cost(s, a) + "): scored on the other criteria only");
   }
   const Weights& w = s.weights;
   double sum = w.compute_adequacy * sc.compute_adequacy + w.bandwidth_fit * sc.bandwidth_fit +
@@ -119,6 +123,18 @@ void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco
 }
 
 }  // namespace
+
+double capacity(const Candidate& c) { return c.count * c.accelerator->peak(c.precision).or_else(0); }
+
+std::string missing_cost(const Scenario& s, const catalog::Accelerator& a) {
+  if (s.deployment == Deployment::cloud) return a.price.cloud_usd_per_hour.known() ? "" : "no cloud price in the catalog";
+  if (s.deployment == Deployment::either && a.price.cloud_usd_per_hour.known()) return "";
+  if (s.deployment == Deployment::either && !a.price.list_usd.known()) return "no list price and no cloud price in the catalog";
+  if (!a.price.list_usd.known() && !a.power_w.known()) return "no list price and no TDP in the catalog";
+  if (!a.price.list_usd.known()) return "no list price in the catalog";
+  if (!a.power_w.known()) return "no TDP in the catalog, so energy is unknown";
+  return "";
+}
 
 std::string ecosystem_gap(const Scenario& s, const catalog::Accelerator& a) {
   for (const FrameworkRequirement& f : s.frameworks) {
@@ -208,11 +224,16 @@ void score_and_rank(const Scenario& s, Advice& out) {
   std::vector<bool> front = pareto_front(pts);
   for (std::size_t k = 0; k < idx.size(); ++k) out.candidates[idx[k]].pareto = front[k];
 
-  // Priced candidates first (ranked on all criteria), then the unpriced.
-  std::sort(out.candidates.begin(), out.candidates.end(), [](const Candidate& x, const Candidate& y) {
+  // One ordering: the score the table shows (rounded as shown, so that two
+  // rows showing the same score are ordered by the tie-breaks a reader can
+  // check too: the cost known first, then the lower TCO, then fewer devices).
+  auto shown = [](const Candidate& c) { return std::round(c.scores.total * 100); };
+  std::sort(out.candidates.begin(), out.candidates.end(), [&](const Candidate& x, const Candidate& y) {
+    if (s.rank_least_capacity && capacity(x) != capacity(y)) return capacity(x) < capacity(y);
+    if (shown(x) != shown(y)) return shown(x) > shown(y);
     if (x.priced != y.priced) return x.priced;
-    if (x.scores.total != y.scores.total) return x.scores.total > y.scores.total;
     if (x.priced && *x.cost.tco_usd != *y.cost.tco_usd) return *x.cost.tco_usd < *y.cost.tco_usd;
+    if (x.count != y.count) return x.count < y.count;
     return x.accelerator->id < y.accelerator->id;
   });
   for (Candidate& c : out.candidates) {
@@ -227,7 +248,7 @@ void add_assumptions(const Scenario& s, const workload::Workload& w, Advice& out
     std::snprintf(buf, sizeof buf, "%g", v);
     out.assumptions.push_back({key, buf, dflt ? "default: " + source : "scenario"});
   };
-  econ("horizon_years", s.horizon_years, "the seed's 3-year TCO horizon");
+  econ("horizon_years", s.horizon_years, "a 3-year TCO horizon, the usual depreciation period of servers");
   econ("energy_usd_per_kwh", s.energy_usd_per_kwh, "US EIA Electric Power Monthly, 2023 average commercial retail price 12.8 c/kWh");
   econ("pue", s.pue, "Uptime Institute Global Data Center Survey 2023, average PUE 1.58");
   econ("utilisation", s.utilisation, "half of the horizon busy (docs/advise.md#tco)");

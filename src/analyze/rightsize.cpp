@@ -94,22 +94,28 @@ void add_rightsizing(std::vector<Finding>& findings, const Profiles& p, const ca
         if (*c.memory_bytes.value < peak_frac * *a->memory_bytes.value) continue;
       }
       if (price && (!c.price.cloud_usd_per_hour.known() || *c.price.cloud_usd_per_hour.value >= *price)) continue;
+      // Without a price to compare, only a smaller part keeps the advice "smaller or cheaper".
+      if (!price && *cp >= *peak) continue;
       fits.push_back(&c);
     }
+    // Cheapest first; unpriced, the least capacity that carries the load first.
     std::sort(fits.begin(), fits.end(), [](const catalog::Accelerator* x, const catalog::Accelerator* y) {
       double px = x->price.cloud_usd_per_hour.or_else(1e18), py = y->price.cloud_usd_per_hour.or_else(1e18);
-      return px != py ? px < py : x->id < y->id;
+      if (px != py) return px < py;
+      double cx = reference_peak(*x).value_or(0), cy = reference_peak(*y).value_or(0);
+      return cx != cy ? cx < cy : x->id < y->id;
     });
     std::string alt;
     for (std::size_t i = 0; i < fits.size() && i < 3; ++i) {
       const catalog::Accelerator& c = *fits[i];
       alt += (i ? ", " : "") + c.id;
-      if (c.price.cloud_usd_per_hour.known()) alt += fmt::format(" (${:.2f}/h)", *c.price.cloud_usd_per_hour.value);
+      if (c.price.cloud_usd_per_hour.known()) alt += " (" + usd_per_hour(*c.price.cloud_usd_per_hour.value) + ")";
     }
     f.recommendation += fmt::format(" As {} it needs {} of dense compute at {:.0f} % utilisation.", a->id,
                                     si(needed, "FLOP/s"), t.target_util_pct);
     if (!alt.empty()) {
-      f.recommendation += " Catalog parts that carry it" + std::string(price ? " for less per hour" : "") + ": " + alt + ".";
+      f.recommendation += std::string(price ? " Catalog parts that carry it for less per hour: "
+                                            : " Smaller catalog parts that carry it: ") + alt + ".";
     } else if (!price) {
       f.recommendation += " The catalog has no hourly price for " + a->id + ", so cheaper parts cannot be ranked.";
     }

@@ -44,6 +44,15 @@ std::optional<Kind> parse_kind(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view to_string(CaveatKind k) { return kCaveatKinds[static_cast<std::size_t>(k)]; }
+
+bool Accelerator::has_caveat(CaveatKind k) const {
+  for (const Caveat& c : caveats) {
+    if (c.kind == k) return true;
+  }
+  return false;
+}
+
 std::optional<FormFactor> parse_form_factor(std::string_view s) {
   std::string l = to_lower(s);
   for (FormFactor f : {FormFactor::datacenter, FormFactor::workstation, FormFactor::edge}) {

@@ -82,6 +82,18 @@ struct Calibration {
   std::string source;
 };
 
+// A licence or fitness caveat a buyer must know before choosing the part
+// (docs/catalog.md#caveats): the kind, one line of text, and its citation.
+// `consumer` parts are excluded by a scenario's constraints.consumer_parts: false.
+enum class CaveatKind { consumer, cloud_only, export_control };
+inline constexpr std::string_view kCaveatKinds[] = {"consumer", "cloud_only", "export_control"};
+std::string_view to_string(CaveatKind k);
+struct Caveat {
+  CaveatKind kind = CaveatKind::consumer;
+  std::string text;    // "GeForce driver licence excludes data-centre deployment"
+  std::string source;  // full citation, resolved from the file's `sources:`
+};
+
 struct Accelerator {
   std::string id;                   // "nvidia-h100-sxm5-80gb"
   std::string name;                 // "NVIDIA H100 SXM5 80GB"
@@ -109,6 +121,7 @@ struct Accelerator {
   bool cloud_only = false;          // only rented (TPU, Trainium, Inferentia): no purchase price exists
   Software software;
   Calibration calibration;
+  std::vector<Caveat> caveats;      // licence and fitness caveats, in file order
   std::string notes;
   std::string origin;               // where the entry was read: "embedded:accelerators/x.yaml" or a path
   std::map<std::string, std::string> sources;  // the file's `sources:` map, key -> citation
@@ -116,6 +129,7 @@ struct Accelerator {
   const Sourced& peak(Precision p) const { return peak_flop_per_s[static_cast<std::size_t>(p)]; }
   bool supports(Precision p) const { return peak(p).known() && *peak(p).value > 0; }
   std::vector<Precision> precisions() const;  // those with a known, non-zero peak
+  bool has_caveat(CaveatKind k) const;
 };
 
 // A figure a buyer compares that the entry does not give, and why.

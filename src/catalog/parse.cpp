@@ -410,6 +410,29 @@ void read_efficiency(YamlMap& top, EntryReader& r, Accelerator& a) {
   e->finish();
 }
 
+// `caveats:` a list of {kind, text, source}; every caveat cites a source.
+void read_caveats(YamlMap& top, EntryReader& r, Accelerator& a) {
+  YAML::Node list = top.raw("caveats");
+  if (!list.IsDefined() || list.IsNull()) return;
+  if (!list.IsSequence()) {
+    top.error(list, "'caveats' must be a list of {kind, text, source}");
+    return;
+  }
+  const std::vector<std::string> kinds(std::begin(kCaveatKinds), std::end(kCaveatKinds));
+  for (const YAML::Node& item : list) {
+    YamlMap m(item, r.file(), "caveats[]", r.diag());
+    if (!m.valid()) continue;
+    Caveat c;
+    if (auto k = m.choice("kind", kinds, true)) {
+      c.kind = static_cast<CaveatKind>(std::find(kinds.begin(), kinds.end(), *k) - kinds.begin());
+    }
+    c.text = m.str("text", true).value_or("");
+    if (auto key = m.str("source", true)) c.source = r.cite(*key, m.raw("source"));
+    m.finish();
+    a.caveats.push_back(std::move(c));
+  }
+}
+
 // Problems are found section by section; a reader wants them in file order.
 void sort_by_line(std::vector<Error>& errors) {
   auto line_of = [](const Error& e) {
@@ -442,6 +465,7 @@ Accelerator read_entry(const SourceText& src, Diagnostics& diag) {
   read_price(top, r, a);
   read_software(top, r, a);
   read_efficiency(top, r, a);
+  read_caveats(top, r, a);
   top.finish();
   r.report_unused();
   sort_by_line(diag.errors);

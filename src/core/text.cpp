@@ -81,12 +81,6 @@ std::string trim(std::string_view s) {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
-std::string sig(double value, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, value);
-  return buf;
-}
-
 std::string si(double value, std::string_view unit) {
   static const char* kPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
   double v = value;
@@ -104,6 +98,36 @@ std::string si(double value, std::string_view unit) {
   out += kPrefixes[idx];
   out += unit;
   return out;
+}
+
+std::string plain(double value, int digits) {
+  char buf[64];
+  const double a = std::fabs(value);
+  if (a == 0 || !std::isfinite(value)) {
+    std::snprintf(buf, sizeof buf, "%g", value);
+  } else if (a >= std::pow(10.0, digits)) {
+    std::snprintf(buf, sizeof buf, "%.0f", value);
+  } else {
+    // Decimals so that `digits` significant digits show, then trailing zeros dropped.
+    const int decimals = std::clamp(digits - 1 - static_cast<int>(std::floor(std::log10(a))), 0, 12);
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+    std::string t = buf;
+    if (t.find('.') != std::string::npos) {
+      while (t.back() == '0') t.pop_back();
+      if (t.back() == '.') t.pop_back();
+    }
+    return t;
+  }
+  return buf;
+}
+
+std::string usd(double value) { return (value < 0 ? "-$" : "$") + si(std::fabs(value)); }
+
+std::string usd_per_hour(double value) {
+  if (std::fabs(value) >= 100) return usd(value) + "/h";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s$%.2f/h", value < 0 ? "-" : "", std::fabs(value));
+  return buf;
 }
 
 std::string iec_bytes(double bytes) {
@@ -130,7 +154,8 @@ std::string human_seconds(double s) {
   else if (a < 120) std::snprintf(buf, sizeof buf, "%.3g s", s);
   else if (a < 7200) std::snprintf(buf, sizeof buf, "%.3g min", s / 60);
   else if (a < 172800) std::snprintf(buf, sizeof buf, "%.3g h", s / 3600);
-  else std::snprintf(buf, sizeof buf, "%.3g days", s / 86400);
+  else if (a < 86400 * 999.5) std::snprintf(buf, sizeof buf, "%.3g days", s / 86400);
+  else std::snprintf(buf, sizeof buf, "%.0f days", s / 86400);
   return buf;
 }
 

@@ -33,8 +33,13 @@ bool starts_with(std::string_view s, std::string_view prefix);
 
 // 1234567 -> "1.23 M" (SI, 3 significant digits); unit appended when given.
 std::string si(double value, std::string_view unit = "");
-// 1234.5678 -> "1235", 0.012345 -> "0.01235" (printf %g: `digits` significant digits)
-std::string sig(double value, int digits = 4);
+// A bare number for tables, never in exponent notation: `digits`
+// significant digits, whole numbers from 10^digits up (10210, 9378, 0.0123).
+std::string plain(double value, int digits = 4);
+// Money, one style everywhere: 30678 -> "$30.7 k", 950 -> "$950" (SI prefix,
+// 3 significant digits); hourly rates 4.096 -> "$4.10/h" (cents below $100/h).
+std::string usd(double value);
+std::string usd_per_hour(double value);
 // 1536 -> "1.50 KiB"
 std::string iec_bytes(double bytes);
 // 0.000123 -> "123 us"

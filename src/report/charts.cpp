@@ -30,16 +30,101 @@ std::string polyline(const std::vector<std::pair<double, double>>& pts, const st
   return o + "\"/>\n";
 }
 
-// One marker with a hover tooltip and, when asked, a visible label.
-std::string marker(const Point& p, double cx, double cy, const std::string& fill, bool show_label) {
+// One marker with a hover tooltip (the label is placed separately).
+std::string marker(const Point& p, double cx, double cy, const std::string& fill) {
   std::string o = "<g><title>" + escape_xml(p.label) + " (" + plot::compact(p.x) + ", " + plot::compact(p.y) + ")</title>";
   if (p.highlight)
     o += "<circle cx=\"" + px(cx) + "\" cy=\"" + px(cy) + "\" r=\"6\" fill=\"" + fill + "\" stroke=\"#222222\" stroke-width=\"1.5\"/>";
   else
     o += "<circle cx=\"" + px(cx) + "\" cy=\"" + px(cy) + "\" r=\"4.5\" fill=\"" + fill + "\" fill-opacity=\"0.8\"/>";
-  if (show_label && !p.label.empty())
-    o += "<text x=\"" + px(cx + 8) + "\" y=\"" + px(cy - 7) + "\" font-size=\"11\" fill=\"#222222\">" + escape_xml(p.label) + "</text>";
   return o + "</g>\n";
+}
+
+struct Drawn {
+  const Point* point;
+  double cx, cy;
+  bool want_label;
+};
+
+// Markers, then their labels placed greedily so that no two labels and no
+// label and marker overlap: next to the point first, then further out with
+// a leader line; a label that fits nowhere is left out (its point keeps the
+// tooltip) and counted in the chart's note.
+std::string markers_and_labels(const std::vector<Drawn>& pts, const plot::Frame& f,
+                               const std::string& (*fill)(const Point&), std::size_t& dropped) {
+  constexpr double kFont = 11;
+  std::string o;
+  std::vector<plot::Box> taken;
+  for (const Drawn& d : pts) {
+    o += marker(*d.point, d.cx, d.cy, fill(*d.point));
+    const double r = d.point->highlight ? 7 : 5.5;
+    taken.push_back({d.cx - r, d.cy - r, d.cx + r, d.cy + r});
+  }
+  std::vector<const Drawn*> order;
+  for (const Drawn& d : pts) {
+    if (d.want_label && !d.point->label.empty()) order.push_back(&d);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const Drawn* a, const Drawn* b) {
+    return a->point->highlight && !b->point->highlight;
+  });
+  // Leader lines drawn so far: a new one may not cross them (crossed leaders
+  // point each label at the other's marker).
+  struct Segment {
+    double x0, y0, x1, y1;
+  };
+  std::vector<Segment> leaders;
+  auto crosses = [](const Segment& p, const Segment& q) {
+    auto side = [](double ax, double ay, double bx, double by, double cx, double cy) {
+      return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+    };
+    double d1 = side(q.x0, q.y0, q.x1, q.y1, p.x0, p.y0), d2 = side(q.x0, q.y0, q.x1, q.y1, p.x1, p.y1);
+    double d3 = side(p.x0, p.y0, p.x1, p.y1, q.x0, q.y0), d4 = side(p.x0, p.y0, p.x1, p.y1, q.x1, q.y1);
+    return ((d1 > 0) != (d2 > 0)) && ((d3 > 0) != (d4 > 0));
+  };
+  const plot::Box area{f.plot_x0() + 2, f.plot_y1() + 2, f.plot_x1() - 2, f.plot_y0() - 2};
+  auto inside = [&](const plot::Box& b) { return b.x0 >= area.x0 && b.x1 <= area.x1 && b.y0 >= area.y0 && b.y1 <= area.y1; };
+  for (const Drawn* d : order) {
+    const std::string& text = d->point->label;
+    bool placed = false;
+    // Rings of candidate positions: distance 0 means "beside the marker".
+    for (double dist : {0.0, 26.0, 44.0, 66.0}) {
+      for (int k = 0; k < 8 && !placed; ++k) {
+        static const double kDx[] = {1, 1, -1, -1, 0, 0, 1, -1}, kDy[] = {-1, 1, -1, 1, -1, 1, 0, 0};
+        double dx = kDx[k], dy = kDy[k];
+        double ax = d->cx + dx * (8 + dist), ay = d->cy + dy * (7 + dist * 0.7);
+        plot::Anchor anchor = dx > 0 ? plot::Anchor::start : dx < 0 ? plot::Anchor::end : plot::Anchor::middle;
+        double baseline = dy < 0 ? ay : dy > 0 ? ay + 0.8 * kFont : ay + 0.3 * kFont;
+        plot::Box b = plot::text_box(text, ax, baseline, kFont, anchor);
+        if (!inside(b)) continue;
+        bool clash = false;
+        for (const plot::Box& t : taken) clash = clash || b.overlaps(t, 1.5);
+        if (clash) continue;
+        const Segment leader{d->cx, d->cy, std::clamp(d->cx, b.x0, b.x1), std::clamp(d->cy, b.y0, b.y1)};
+        if (dist > 0) {
+          for (const Segment& l : leaders) clash = clash || crosses(leader, l);
+          if (clash) continue;
+          leaders.push_back(leader);
+          const double lx = leader.x1, ly = leader.y1;
+          o += "<line x1=\"" + px(d->cx) + "\" y1=\"" + px(d->cy) + "\" x2=\"" + px(lx) + "\" y2=\"" + px(ly) +
+               "\" stroke=\"#888888\" stroke-width=\"0.8\"/>\n";
+        }
+        const char* a = anchor == plot::Anchor::start ? "start" : anchor == plot::Anchor::end ? "end" : "middle";
+        o += "<text x=\"" + px(ax) + "\" y=\"" + px(baseline) + "\" font-size=\"11\" text-anchor=\"" + a +
+             "\" fill=\"#222222\">" + escape_xml(text) + "</text>\n";
+        taken.push_back(b);
+        placed = true;
+      }
+      if (placed) break;
+    }
+    if (!placed) ++dropped;
+  }
+  return o;
+}
+
+std::string notes(const std::string& a, std::size_t dropped) {
+  std::string b = dropped == 0 ? "" : std::to_string(dropped) + " label" + (dropped == 1 ? "" : "s") +
+                                          " left out where they would overlap (hover a point for its name)";
+  return a.empty() ? b : b.empty() ? a : a + "; " + b;
 }
 
 std::string clip_open(const plot::Frame& f, const std::string& id) {
@@ -97,9 +182,15 @@ std::string svg_roofline(const RooflineChart& c) {
       if (r > 0 && std::isfinite(r)) ys.push_back(r);
     }
   }
+  // A main ceiling with a memory label is drawn as two limbs in two colours,
+  // so the memory roof is never hidden under the compute roof.
+  const bool split = main && !c.memory_label.empty() && main_peak > 0 && main_bw > 0;
+  auto ceiling_colour = [&](std::size_t i) { return colour(split && i > 0 ? i + 2 : i); };
   std::vector<LegendEntry> legend;
-  for (std::size_t i = 0; i < c.ceilings.size(); ++i)
-    legend.push_back({c.ceilings[i].label, colour(i), i == 0 ? Mark::line : Mark::dashed});
+  for (std::size_t i = 0; i < c.ceilings.size(); ++i) {
+    legend.push_back({c.ceilings[i].label, ceiling_colour(i), i == 0 ? Mark::line : Mark::dashed});
+    if (i == 0 && split) legend.push_back({c.memory_label, colour(1), Mark::line});
+  }
   if (!c.points.empty()) legend.push_back({"operators", "#333333", Mark::point});
   plot::Frame f = plot::make_frame(legend);
   plot::Scale x = plot::fit(xs, {xa.label, true, xr.lo, xr.hi}, f.plot_x0(), f.plot_x1());
@@ -116,19 +207,35 @@ std::string svg_roofline(const RooflineChart& c) {
       double vy = roof(k, vx);
       if (y.valid(vy)) pts.emplace_back(x.map(vx), y.map(vy));
     }
-    if (pts.size() >= 2) o += polyline(pts, colour(i), i == 0 ? 3 : 1.8, i == 0 ? "" : " stroke-dasharray=\"6 4\"");
+    if (pts.size() < 2) continue;
+    if (i == 0 && split) {
+      // Memory limb (left of the ridge) and compute limb, each in its colour.
+      const double ridge = x.map(main_peak / main_bw);
+      std::vector<std::pair<double, double>> mem, comp;
+      for (const auto& q : pts) (q.first <= ridge ? mem : comp).push_back(q);
+      if (!mem.empty() && !comp.empty()) mem.push_back(comp.front());
+      if (mem.size() >= 2) o += polyline(mem, colour(1), 3);
+      if (comp.size() >= 2) o += polyline(comp, colour(0), 3);
+      continue;
+    }
+    o += polyline(pts, ceiling_colour(i), i == 0 ? 3 : 1.8, i == 0 ? "" : " stroke-dasharray=\"6 4\"");
   }
   o += "</g>\n";
-  std::size_t skipped = 0;
+  std::size_t skipped = 0, dropped = 0;
   bool labels = c.points.size() <= 12;
+  std::vector<Drawn> drawn;
   for (const Point& p : c.points) {
     if (!drawable(x, y, p.x, p.y)) {
       ++skipped;
       continue;
     }
-    o += marker(p, x.map(p.x), y.map(p.y), p.highlight ? colour(1) : "#333333", labels || p.highlight);
+    drawn.push_back({&p, x.map(p.x), y.map(p.y), labels || p.highlight});
   }
-  return o + plot::close_chart(f, legend, skipped_note(skipped, "point"));
+  o += markers_and_labels(drawn, f, [](const Point& p) -> const std::string& {
+    static const std::string kDark = "#333333";
+    return p.highlight ? colour(2) : kDark;
+  }, dropped);
+  return o + plot::close_chart(f, legend, notes(skipped_note(skipped, "point"), dropped));
 }
 
 std::string svg_scatter(const ScatterChart& c) {
@@ -159,16 +266,19 @@ std::string svg_scatter(const ScatterChart& c) {
     o += polyline(pts, colour(1), 2, " stroke-opacity=\"0.7\"");
   }
   o += "</g>\n";
-  std::size_t skipped = 0;
+  std::size_t skipped = 0, dropped = 0;
   bool labels = c.points.size() <= 15;
+  std::vector<Drawn> drawn;
   for (const Point& p : c.points) {
     if (!drawable(x, y, p.x, p.y)) {
       ++skipped;
       continue;
     }
-    o += marker(p, x.map(p.x), y.map(p.y), p.highlight ? colour(1) : colour(0), labels || p.highlight);
+    drawn.push_back({&p, x.map(p.x), y.map(p.y), labels || p.highlight});
   }
-  return o + plot::close_chart(f, legend, skipped_note(skipped, "point"));
+  o += markers_and_labels(drawn, f, [](const Point& p) -> const std::string& { return colour(p.highlight ? 1 : 0); },
+                          dropped);
+  return o + plot::close_chart(f, legend, notes(skipped_note(skipped, "point"), dropped));
 }
 
 std::string svg_line(const LineChart& c) {
@@ -252,8 +362,22 @@ std::string svg_bar(const BarChart& c) {
   if (nser > 1 || (nser == 1 && !c.series[0].name.empty()))
     for (std::size_t s = 0; s < nser; ++s) legend.push_back({c.series[s].name, colour(s), Mark::box});
   plot::Frame f = plot::make_frame(legend);
-  bool rotate = ncat > 6;
-  if (rotate) f.bottom = 110;
+  // Category labels: level when each fits its band, else slanted at 40
+  // degrees with room below the axis for the longest (long names are cut
+  // with an ellipsis; the bar's tooltip keeps the full name).
+  auto short_label = [](const std::string& t) {
+    std::size_t n = 0, cut = t.size();
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if ((static_cast<unsigned char>(t[i]) & 0xC0) != 0x80 && n++ == 28) cut = i;
+    }
+    return cut < t.size() ? t.substr(0, cut) + "\u2026" : t;
+  };
+  double widest = 0;
+  for (const std::string& cat : c.categories) widest = std::max(widest, plot::text_width(short_label(cat), 12));
+  const double band_guess = (f.plot_x1() - f.plot_x0()) / static_cast<double>(std::max<std::size_t>(ncat, 1));
+  bool rotate = widest > band_guess - 6;
+  if (rotate) f.bottom = std::max(f.bottom, 44 + widest * std::sin(40 * M_PI / 180) + 12);
+  f.height = std::max(f.height, f.bottom + 300);
   Axis ya = c.y;
   ya.log = log;
   plot::Scale y = plot::fit(ys, ya, f.plot_y0(), f.plot_y1(), !log);
@@ -288,11 +412,12 @@ std::string svg_bar(const BarChart& c) {
            plot::compact(v) + "</title></rect>\n";
     }
     double cx = f.plot_x0() + band * (static_cast<double>(j) + 0.5), ty = f.plot_y0() + 16;
+    const std::string label = escape_xml(short_label(c.categories[j]));
     if (rotate)
-      o += "<text x=\"" + px(cx) + "\" y=\"" + px(ty) + "\" text-anchor=\"end\" fill=\"#333333\" transform=\"rotate(-35 " + px(cx) +
-           " " + px(ty) + ")\">" + escape_xml(c.categories[j]) + "</text>\n";
+      o += "<text x=\"" + px(cx) + "\" y=\"" + px(ty) + "\" text-anchor=\"end\" fill=\"#333333\" transform=\"rotate(-40 " + px(cx) +
+           " " + px(ty) + ")\">" + label + "</text>\n";
     else
-      o += "<text x=\"" + px(cx) + "\" y=\"" + px(ty) + "\" text-anchor=\"middle\" fill=\"#333333\">" + escape_xml(c.categories[j]) + "</text>\n";
+      o += "<text x=\"" + px(cx) + "\" y=\"" + px(ty) + "\" text-anchor=\"middle\" fill=\"#333333\">" + label + "</text>\n";
   }
   if (!log && y.lo < 0 && y.hi > 0)
     o += "<line x1=\"" + px(f.plot_x0()) + "\" y1=\"" + px(y.map(0)) + "\" x2=\"" + px(f.plot_x1()) + "\" y2=\"" + px(y.map(0)) +

@@ -80,7 +80,14 @@ const char* kCss =
     "code,pre{font-family:Menlo,Consolas,monospace;font-size:.9em;background:#f4f4f4}"
     "pre{padding:10px;overflow-x:auto;border:1px solid #e2e2e2}"
     "figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}"
-    "figcaption{color:#555;font-size:.9em;margin-top:.3em}";
+    "figcaption{color:#555;font-size:.9em;margin-top:.3em}"
+    "td:not(:last-child){white-space:nowrap}"
+    // Print on A4 or Letter: the page's own margins, no shading, charts and
+    // tables kept whole where they fit, headings kept with what follows.
+    "@media print{@page{size:auto;margin:15mm}body{font-size:10pt}main{max-width:none;padding:0}"
+    "h1{border-bottom-color:#000}h2,h3{break-after:avoid}figure,tr{break-inside:avoid}"
+    "tbody tr:nth-child(even),th,code,pre{background:none}table{font-size:8.5pt}"
+    "figure svg{width:100%;max-width:100%}a{color:inherit;text-decoration:none}}";
 
 }  // namespace
 

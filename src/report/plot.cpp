@@ -168,11 +168,61 @@ std::vector<Tick> time_ticks(const Scale& s) {
   return out;
 }
 
+double text_width(const std::string& text, double font_size) {
+  std::size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return static_cast<double>(n) * kCharEm * font_size;
+}
+
+Box text_box(const std::string& text, double x, double baseline, double font_size, Anchor anchor) {
+  const double w = text_width(text, font_size);
+  const double x0 = anchor == Anchor::start ? x : anchor == Anchor::middle ? x - w / 2 : x - w;
+  return {x0, baseline - 0.8 * font_size, x0 + w, baseline + 0.25 * font_size};
+}
+
+std::vector<Tick> thin_x(const std::vector<Tick>& ticks, const Scale& x) {
+  // The smallest stride at which no two kept labels touch.
+  for (std::size_t stride = 1; stride <= std::max<std::size_t>(ticks.size(), 1); ++stride) {
+    std::vector<Tick> kept;
+    bool clash = false;
+    for (std::size_t i = 0; i < ticks.size(); i += stride) {
+      Box b = text_box(ticks[i].label, x.map(ticks[i].value), 0, 12, Anchor::middle);
+      if (!kept.empty() && text_box(kept.back().label, x.map(kept.back().value), 0, 12, Anchor::middle).overlaps(b, 4)) {
+        clash = true;
+        break;
+      }
+      kept.push_back(ticks[i]);
+    }
+    if (!clash) return kept;
+  }
+  return ticks.empty() ? ticks : std::vector<Tick>{ticks.front()};
+}
+
+std::vector<Tick> thin_y(const std::vector<Tick>& ticks, const Scale& y) {
+  for (std::size_t stride = 1; stride <= std::max<std::size_t>(ticks.size(), 1); ++stride) {
+    bool clash = false;
+    for (std::size_t i = stride; i < ticks.size() && !clash; i += stride) {
+      clash = std::fabs(y.map(ticks[i].value) - y.map(ticks[i - stride].value)) < 16;
+    }
+    if (!clash) {
+      std::vector<Tick> kept;
+      for (std::size_t i = 0; i < ticks.size(); i += stride) kept.push_back(ticks[i]);
+      return kept;
+    }
+  }
+  return ticks;
+}
+
 Frame make_frame(const std::vector<LegendEntry>& legend) {
   Frame f;
-  std::size_t longest = 0;
-  for (const LegendEntry& e : legend) longest = std::max(longest, e.label.size());
-  if (!legend.empty()) f.right = std::min(320.0, 56.0 + 7.0 * static_cast<double>(longest));
+  double longest = 0;
+  for (const LegendEntry& e : legend) longest = std::max(longest, text_width(e.label, 12));
+  // The legend sits right of the plot, never over the data; a long legend
+  // widens the chart rather than running off its edge.
+  if (!legend.empty()) {
+    f.right = 30 + 14 + longest + 12;
+    f.width = std::max(f.width, f.left + 480 + f.right);
+  }
   return f;
 }
 
@@ -190,9 +240,9 @@ std::string open_chart(const Frame& f, const std::string& title, const Scale& x,
   for (const Tick& k : yt) o += "<line x1=\"" + px(f.plot_x0()) + "\" y1=\"" + px(y.map(k.value)) + "\" x2=\"" + px(f.plot_x1()) + "\" y2=\"" + px(y.map(k.value)) + "\"/>\n";
   o += "</g>\n<rect x=\"" + px(f.plot_x0()) + "\" y=\"" + px(f.plot_y1()) + "\" width=\"" + px(f.plot_x1() - f.plot_x0()) +
        "\" height=\"" + px(f.plot_y0() - f.plot_y1()) + "\" fill=\"none\" stroke=\"#444444\"/>\n<g fill=\"#333333\">\n";
-  for (const Tick& k : xt)
+  for (const Tick& k : thin_x(xt, x))
     o += "<text x=\"" + px(x.map(k.value)) + "\" y=\"" + px(f.plot_y0() + 17) + "\" text-anchor=\"middle\">" + escape_xml(k.label) + "</text>\n";
-  for (const Tick& k : yt)
+  for (const Tick& k : thin_y(yt, y))
     o += "<text x=\"" + px(f.plot_x0() - 7) + "\" y=\"" + px(y.map(k.value) + 4) + "\" text-anchor=\"end\">" + escape_xml(k.label) + "</text>\n";
   double mid_x = (f.plot_x0() + f.plot_x1()) / 2, mid_y = (f.plot_y0() + f.plot_y1()) / 2;
   o += "<text x=\"" + px(mid_x) + "\" y=\"" + px(f.height - 16) + "\" text-anchor=\"middle\" font-size=\"13\">" + escape_xml(x_label) + "</text>\n";

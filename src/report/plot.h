@@ -69,6 +69,25 @@ std::string open_chart(const Frame& f, const std::string& title, const Scale& x,
 // line under the plot (e.g. how many points could not be drawn).
 std::string close_chart(const Frame& f, const std::vector<LegendEntry>& legend, const std::string& note = "");
 
+// Text extents with one fixed font metric, so that placement here and the
+// overlap check of the tests agree without a font engine: 0.6 em per
+// character (code point), 0.8 em above the baseline and 0.25 em below.
+struct Box {
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool overlaps(const Box& o, double gap = 0) const {
+    return x0 < o.x1 + gap && o.x0 < x1 + gap && y0 < o.y1 + gap && o.y0 < y1 + gap;
+  }
+};
+enum class Anchor { start, middle, end };
+inline constexpr double kCharEm = 0.6;
+double text_width(const std::string& text, double font_size);
+Box text_box(const std::string& text, double x, double baseline, double font_size, Anchor anchor = Anchor::start);
+
+// Keeps the ticks whose labels (at font 12) do not run into the previously
+// kept one: every second, third... tick when they are crowded.
+std::vector<Tick> thin_x(const std::vector<Tick>& ticks, const Scale& x);
+std::vector<Tick> thin_y(const std::vector<Tick>& ticks, const Scale& y);
+
 // A stable id for clip paths, so several charts can share one HTML page.
 std::string clip_id(const std::string& seed);
 

@@ -54,6 +54,10 @@ struct RooflineChart {
   std::string title;
   std::vector<Ceiling> ceilings;              // the first is drawn boldest
   std::vector<Point> points;
+  // When set, the first ceiling's slanted (memory) limb is drawn in its own
+  // colour with this legend label ("memory roof: HBM3 3.35 TB/s"), and the
+  // first ceiling's label names its flat (compute) limb.
+  std::string memory_label;
 };
 std::string svg_roofline(const RooflineChart& c);
 

@@ -9,7 +9,7 @@ DATA="$SRC/tests/data/catalog"
 
 # A new entry appears in list and show, found by its alias too.
 "$ROOFTOP" --catalog "$DATA/good-card.yaml" catalog list --vendor local > list.out
-grep -q "^good-card  *gpu  *local  *80  *160  *16  *0.5  *250  *\$1999$" list.out
+grep -q "^good-card  *gpu  *local  *80  *160  *16  *0.5  *250  *\$2.00 k$" list.out
 "$ROOFTOP" --catalog "$DATA/good-card.yaml" catalog show goodie --json > good.json
 python3 -c 'import json; d=json.load(open("good.json")); assert d["id"]=="good-card" and d["peak_flop_per_s"]["fp16"]==80e12, d; assert d["sources"]["price.list"]["key"]=="shop", d["sources"]'
 

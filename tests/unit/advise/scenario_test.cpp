@@ -99,6 +99,25 @@ TEST(Scenario, UnknownKeyNamesFileLineAndSuggestion) {
   EXPECT_NE(e.find("did you mean 'arrival_rate_per_s'"), std::string::npos) << e;
 }
 
+TEST(Scenario, WeightsAndConsumerParts) {
+  Result<Scenario> s = parse("name: x\nworkload: {model: bert-base, task: infer, precisions: [fp16]}\n"
+                             "objective: {throughput_per_s: 10}\nconstraints: {consumer_parts: false}\n"
+                             "weights: {tco: 0.4, ecosystem: 2}\n");
+  ASSERT_TRUE(s) << s.error().what();
+  EXPECT_FALSE(s->consumer_parts);
+  EXPECT_DOUBLE_EQ(s->weights.tco, 0.4);
+  EXPECT_DOUBLE_EQ(s->weights.ecosystem, 2);
+  EXPECT_DOUBLE_EQ(s->weights.precision, 1);
+  std::string e = error_of("name: x\nworkload: {model: bert-base, task: infer, precisions: [fp16]}\n"
+                           "objective: {throughput_per_s: 10}\nweights: {tc0: 0.4}\n");
+  EXPECT_NE(e.find("s.yaml:4"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown key 'tc0' in scenario.weights"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'tco'"), std::string::npos) << e;
+  e = error_of("name: x\nworkload: {model: bert-base, task: infer, precisions: [fp16]}\n"
+               "objective: {throughput_per_s: 10}\nweights: {tco: -1}\n");
+  EXPECT_NE(e.find("tco"), std::string::npos) << e;
+}
+
 TEST(Scenario, MissingSectionsAndBadValues) {
   EXPECT_NE(error_of("name: x\n").find("missing required section 'workload'"), std::string::npos);
   std::string e = error_of("name: x\nworkload: {model: m, task: infer, precisions: [fp17]}\nobjective: {throughput_per_s: -1}\n");

@@ -57,3 +57,24 @@ TEST(Text, Formatting) {
 
 }  // namespace
 }  // namespace rooftop
+
+namespace rooftop {
+namespace {
+
+TEST(Text, MoneyHasOneStyle) {
+  EXPECT_EQ(usd(30678), "$30.7 k");
+  EXPECT_EQ(usd(950), "$950");
+  EXPECT_EQ(usd(1.2e6), "$1.20 M");
+  EXPECT_EQ(usd_per_hour(4.096), "$4.10/h");
+  EXPECT_EQ(usd_per_hour(0.35), "$0.35/h");
+  EXPECT_EQ(usd_per_hour(250), "$250/h");
+  EXPECT_EQ(human_seconds(86400.0 * 5000), "5000 days");  // no exponent notation
+  EXPECT_EQ(plain(10210.4), "10210");
+  EXPECT_EQ(plain(9378), "9378");
+  EXPECT_EQ(plain(494.5), "494.5");
+  EXPECT_EQ(plain(0.000012346), "0.00001235");
+  EXPECT_EQ(plain(0.5), "0.5");
+}
+
+}  // namespace
+}  // namespace rooftop

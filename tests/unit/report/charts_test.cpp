@@ -134,6 +134,56 @@ TEST(Roofline, BadPointsAreSkippedNotNaN) {
   EXPECT_EQ(svg.find("NaN"), std::string::npos);
 }
 
+// Text extents with the charts' fixed metric (plot::text_box) of every
+// visible <text>, rotated ones aside.
+std::vector<plot::Box> label_boxes(const std::string& svg) {
+  std::vector<plot::Box> out;
+  std::regex re(R"re(<text x="([-\d.]+)" y="([-\d.]+)"([^>]*)>([^<]*)</text>)re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it) {
+    std::string attrs = (*it)[3];
+    if (attrs.find("rotate") != std::string::npos) continue;
+    std::smatch m;
+    double size = std::regex_search(attrs, m, std::regex(R"re(font-size="([\d.]+)")re")) ? std::stod(m[1]) : 12;
+    plot::Anchor a = attrs.find("\"end\"") != std::string::npos      ? plot::Anchor::end
+                     : attrs.find("\"middle\"") != std::string::npos ? plot::Anchor::middle
+                                                                    : plot::Anchor::start;
+    out.push_back(plot::text_box((*it)[4], std::stod((*it)[1]), std::stod((*it)[2]), size, a));
+  }
+  return out;
+}
+
+TEST(Roofline, CrowdedLabelsNeverOverlap) {
+  RooflineChart c;
+  c.title = "crowded";
+  c.ceilings = {{"compute roof", 1e15, 2e12}};
+  c.memory_label = "memory roof: HBM 2 TB/s";
+  for (int i = 0; i < 10; ++i) {
+    c.points.push_back({"layers.ffn.op" + std::to_string(i), 400.0 + i, 6e14 + 1e12 * i, i < 3});
+  }
+  std::string svg = svg_roofline(c);
+  expect_clean(svg);
+  expect_inside(svg, 10);
+  std::vector<plot::Box> boxes = label_boxes(svg);
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    for (std::size_t j = i + 1; j < boxes.size(); ++j) EXPECT_FALSE(boxes[i].overlaps(boxes[j])) << i << " " << j;
+  }
+  // Labels that fit nowhere are counted under the chart, never drawn on top.
+  EXPECT_NE(svg.find("left out where they would overlap"), std::string::npos);
+  // The memory roof has its own legend entry and colour.
+  EXPECT_NE(svg.find(">memory roof: HBM 2 TB/s<"), std::string::npos);
+}
+
+TEST(Bar, LongCategoriesAreSlantedNotRunTogether) {
+  BarChart b;
+  b.title = "TCO";
+  b.y = {"USD", false, 0.0, {}};
+  b.categories = {"nvidia-h100-sxm5-80gb x3", "amd-instinct-mi300x x2", "intel-gaudi3 x4", "nvidia-rtx-4090 x8"};
+  b.series = {{"capex", {0, 1, 2, 3}, {3e4, 2e4, 1e4, 5e3}}};
+  std::string svg = svg_bar(b);
+  expect_clean(svg);
+  EXPECT_NE(svg.find("rotate(-40"), std::string::npos);
+}
+
 TEST(Roofline, EmptyChartIsStillValid) {
   std::string svg = svg_roofline(RooflineChart{});
   expect_clean(svg);

@@ -1,0 +1,124 @@
+// Wrapped help pages, the bare-`rooftop` overview and "did you mean" for
+// commands (see help.h).
+#include "help.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/text.h"
+
+namespace rooftop::app {
+
+std::size_t help_width() {
+  winsize ws{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+    return std::clamp<std::size_t>(ws.ws_col, 40, 200);
+  }
+  return 80;
+}
+
+namespace {
+
+// Where a line's text continues when wrapped: under the second column of a
+// two-column line ("  name   description"), else under its first word.
+std::size_t continuation_indent(const std::string& line) {
+  const std::size_t lead = line.find_first_not_of(' ');
+  if (lead == std::string::npos) return 0;
+  const std::size_t gap = line.find("  ", lead);
+  if (gap != std::string::npos) {
+    const std::size_t second = line.find_first_not_of(' ', gap);
+    if (second != std::string::npos && second < line.size() / 2 + 40) return second;
+  }
+  // A wrapped command line hangs under itself, so it never reads as a new command.
+  return line.compare(lead, 8, "rooftop ") == 0 ? lead + 4 : lead;
+}
+
+void wrap_line(std::string line, std::size_t width, std::string& out) {
+  std::size_t indent = continuation_indent(line);
+  if (indent > width / 2) indent = std::min<std::size_t>(8, width / 4);
+  while (line.size() > width) {
+    // Break at the last space that fits, past the indentation; a word longer
+    // than the line stays whole.
+    std::size_t cut = line.rfind(' ', width);
+    if (cut == std::string::npos || cut <= indent) cut = line.find(' ', width);
+    if (cut == std::string::npos) break;
+    std::string head = line.substr(0, cut);
+    while (!head.empty() && head.back() == ' ') head.pop_back();
+    out += head + "\n";
+    std::size_t rest = line.find_first_not_of(' ', cut);
+    if (rest == std::string::npos) return;
+    line = std::string(indent, ' ') + line.substr(rest);
+  }
+  out += line + "\n";
+}
+
+class Wrapping : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    return wrap_help(CLI::Formatter::make_help(app, std::move(name), mode), help_width());
+  }
+};
+
+}  // namespace
+
+std::string wrap_help(const std::string& text, std::size_t width) {
+  std::string out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) wrap_line(line, width, out);
+  if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
+  return out;
+}
+
+std::shared_ptr<CLI::Formatter> wrapping_formatter() {
+  auto f = std::make_shared<Wrapping>();
+  f->column_width(26);
+  return f;
+}
+
+std::string overview(const CLI::App& app) {
+  std::string out = app.get_description() + "\n\nUsage: rooftop [--catalog PATH] [--quiet] COMMAND ...\n\nCommands:\n";
+  std::size_t name_w = 0;
+  for (const CLI::App* sub : app.get_subcommands({})) name_w = std::max(name_w, sub->get_name().size());
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    std::string desc = sub->get_description();
+    // The first sentence is enough here; `rooftop COMMAND --help` has the rest.
+    std::size_t stop = std::min({desc.find(": "), desc.find(". "), desc.find('\n')});
+    if (stop != std::string::npos) desc = desc.substr(0, stop);
+    std::string row = "  " + sub->get_name() + std::string(name_w - sub->get_name().size() + 2, ' ') + desc;
+    out += row + "\n";
+    std::istringstream footer(sub->get_footer());
+    std::string line;
+    while (std::getline(footer, line)) {
+      std::string t = trim(line);
+      if (starts_with(t, "rooftop ")) {
+        if (std::size_t hash = t.find("  #"); hash != std::string::npos) t = trim(t.substr(0, hash));
+        out += std::string(name_w + 4, ' ') + "e.g. " + t + "\n";
+        break;
+      }
+    }
+  }
+  out += "\nrooftop COMMAND --help shows a command's options and examples; docs/ has the details.\n";
+  return wrap_help(out, help_width());
+}
+
+std::string unknown_command(const CLI::App& app, int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--catalog") {
+      ++i;
+      continue;
+    }
+    if (a.empty() || a[0] == '-') continue;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->check_name(a)) return "";
+    }
+    return a;
+  }
+  return "";
+}
+
+}  // namespace rooftop::app
