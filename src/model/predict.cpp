@@ -91,7 +91,12 @@ Sums eval_ops(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), double 
   Sums out;
   for (const Operator& op : s.ops) {
     if (!in_phase(op.phase)) continue;
-    const bool fused = s.task == Task::infer && detail::fused_in_inference(op, s.w->family);
+    // Inference compilers fuse elementwise ops (and fold a CNN's batch norm);
+    // training stacks fuse the elementwise epilogues too (bias + activation,
+    // dropout + residual add: cuDNN/apex/XLA fusions), but batch norm needs
+    // batch statistics and stays a kernel of its own (docs/model.md#fusion).
+    const bool fused = s.task == Task::infer ? detail::fused_in_inference(op, s.w->family)
+                                             : op.kind == OpKind::elementwise && op.phase != Phase::optimizer;
     double shard = s.task == Task::infer || plan.sp || tp_sharded(op.kind) ? plan.tp : 1;
     // The dense optimizer is sharded like the weights; a sparse row-wise one
     // (recommender tables) updates the rows this rank's samples touched.

@@ -87,6 +87,7 @@ std::optional<double> unit_scale(const std::string& unit) {
   if (u == "tb/s") return 1e-12;
   if (u == "samples/s" || u == "tokens/s" || u == "queries/s") return 1;
   if (u == "s") return 1;
+  if (u == "minutes" || u == "min") return 1;  // training rows are predicted in minutes
   if (u == "ms") return 1e3;
   if (u == "us") return 1e6;
   return std::nullopt;
