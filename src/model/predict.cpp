@@ -712,7 +712,7 @@ Result<Prediction> predict(const Request& req) {
             // The global batch fixes mb x ga per data-parallel rank.
             if (gb % p.dp != 0) continue;
             const int per_rank = gb / p.dp;
-            for (int mb = 1; mb <= per_rank; mb *= 2) {
+            for (int mb = 1; mb <= per_rank; ++mb) {  // every divisor of the per-rank batch
               if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
               if (spec.ga && per_rank / mb != *spec.ga) continue;
               p.mb = mb;
