@@ -43,7 +43,19 @@ json caveats_json(const catalog::Accelerator& a) {
   return out;
 }
 
-json candidate_json(const advise::Candidate& c, std::size_t rank) {
+// The `rooftop predict` arguments that reproduce a candidate's numbers.
+std::string predict_args(const advise::Scenario& sc, const advise::Candidate& c) {
+  std::string a = "--model " + sc.model + " --accelerator " + c.accelerator->id + " --count " +
+                  std::to_string(c.count) + " --task " + std::string(workload::to_string(sc.task)) + " --precision " +
+                  std::string(to_string(c.precision)) + " --plan " + c.plan;
+  if (sc.shape.seq_len) a += " --seq " + std::to_string(*sc.shape.seq_len);
+  if (sc.shape.input_tokens) a += " --input-tokens " + std::to_string(*sc.shape.input_tokens);
+  if (sc.shape.output_tokens) a += " --output-tokens " + std::to_string(*sc.shape.output_tokens);
+  if (sc.task == workload::Task::train) a += fmt::format(" --straggler-cv {}", sc.straggler_cv);
+  return a;
+}
+
+json candidate_json(const advise::Scenario& sc, const advise::Candidate& c, std::size_t rank) {
   const advise::Scores& s = c.scores;
   json j = {
       {"rank", rank ? json(rank) : json(nullptr)},
@@ -81,6 +93,8 @@ json candidate_json(const advise::Candidate& c, std::size_t rank) {
         {"total", s.total}}},
       {"pareto", c.pareto},
       {"precision_risk", c.precision_risk},
+      {"plan", c.plan},
+      {"predict", predict_args(sc, c)},
       {"explanation", c.explanation},
       {"notes", c.notes},
       {"caveats", caveats_json(*c.accelerator)},
@@ -107,7 +121,7 @@ json candidate_json(const advise::Candidate& c, std::size_t rank) {
 
 json advice_json(const advise::Scenario& s, const advise::Advice& a, std::size_t top) {
   json cands = json::array();
-  for (std::size_t i = 0; i < a.candidates.size() && i < top; ++i) cands.push_back(candidate_json(a.candidates[i], i + 1));
+  for (std::size_t i = 0; i < a.candidates.size() && i < top; ++i) cands.push_back(candidate_json(s, a.candidates[i], i + 1));
   json rej = json::array();
   for (const advise::Rejection& r : a.rejected) {
     rej.push_back({{"accelerator", r.accelerator}, {"reason", r.reason}, {"achieved", opt(r.achieved)},
@@ -124,7 +138,7 @@ json advice_json(const advise::Scenario& s, const advise::Advice& a, std::size_t
               {"deployment", std::string(advise::to_string(s.deployment))},
               {"feasible", a.candidates.size()},
               {"candidates", cands},
-              {"baseline", a.baseline ? candidate_json(*a.baseline, 0) : json(nullptr)},
+              {"baseline", a.baseline ? candidate_json(s, *a.baseline, 0) : json(nullptr)},
               {"rejected", rej},
               {"assumptions", as},
               {"configs_evaluated", a.configs_evaluated}};

@@ -21,9 +21,10 @@ namespace {
 using nlohmann::json;
 
 struct PredictOptions {
-  std::string model, accelerator, task = "infer", precision, scenario = "offline", latency_target;
+  std::string model, accelerator, task = "infer", precision, scenario = "offline", latency_target, plan;
   int count = 1;
-  std::optional<int> batch, input_tokens, output_tokens, seq;
+  std::optional<int> batch, input_tokens, output_tokens, seq, global_batch;
+  bool to_target = false;
   int grad_accumulation = 1;
   double straggler_cv = 0;
   int top = 10;
@@ -31,7 +32,14 @@ struct PredictOptions {
 };
 
 
-json prediction_json(const model::Prediction& p) {
+// Time to train to the MLPerf quality target (predict --to-target).
+struct ToTarget {
+  int global_batch = 0;
+  double samples = 0, minutes = 0;
+  std::string how;
+};
+
+json prediction_json(const model::Prediction& p, const std::optional<ToTarget>& tt) {
   json per_op = json::array();
   for (const model::OpPrediction& o : p.per_op) {
     per_op.push_back({{"name", o.name},
@@ -66,26 +74,52 @@ json prediction_json(const model::Prediction& p) {
               {"gradients_bytes", m.gradients_bytes},
               {"optimizer_bytes", m.optimizer_bytes}}},
             {"bound", std::string(model::to_string(p.bound))},
-            {"parallelism", {{"data", p.parallelism.data}, {"tensor", p.parallelism.tensor}, {"pipeline", p.parallelism.pipeline}}},
+            {"plan", model::to_string(p.plan)},
+            {"parallelism",
+             {{"data", p.parallelism.data},
+              {"tensor", p.parallelism.tensor},
+              {"pipeline", p.parallelism.pipeline},
+              {"expert", p.parallelism.expert},
+              {"micro_batch", p.plan.mb},
+              {"grad_accumulation", p.plan.ga},
+              {"zero", p.plan.zero},
+              {"recompute", std::string(model::to_string(p.plan.recompute))},
+              {"sequence_parallel", p.plan.sp},
+              {"interleave", p.plan.vp}}},
             {"communication",
              {{"time_s", p.communication.time_s},
               {"bytes", p.communication.bytes},
               {"eta", p.communication.eta},
-              {"link", p.communication.link.empty() ? json(nullptr) : json(p.communication.link)}}},
+              {"link", p.communication.link.empty() ? json(nullptr) : json(p.communication.link)},
+              {"scale_out", p.communication.scale_out.empty() ? json(nullptr) : json(p.communication.scale_out)},
+              {"tensor_s", p.communication.tensor_s},
+              {"pipeline_s", p.communication.pipeline_s},
+              {"data_s", p.communication.data_s},
+              {"expert_s", p.communication.expert_s},
+              {"exposed_s", p.communication.exposed_s}}},
             {"per_op", per_op},
             {"assumptions", assumptions}};
   if (p.tpot_s > 0) j["ttft_s"] = p.ttft_s, j["tpot_s"] = p.tpot_s;
+  if (p.task == workload::Task::train) j["bubble_fraction"] = p.bubble_fraction;
+  if (tt)
+    j["time_to_train"] = {{"minutes", tt->minutes}, {"samples", tt->samples}, {"global_batch", tt->global_batch},
+                          {"how", tt->how}};
   return j;
 }
 
-std::string text_output(const model::Prediction& p, int top) {
-  std::string out = fmt::format("{} on {} x {}: {} {}, {}, batch {} per device\n", p.model, p.count, p.accelerator,
-                                workload::to_string(p.task), to_string(p.precision),
-                                fmt::format("data {} x tensor {}", p.parallelism.data, p.parallelism.tensor), p.batch);
+std::string text_output(const model::Prediction& p, const std::optional<ToTarget>& tt, int top) {
+  std::string split = fmt::format("data {} x tensor {}", p.parallelism.data, p.parallelism.tensor);
+  if (p.parallelism.pipeline > 1) split += fmt::format(" x pipeline {}", p.parallelism.pipeline);
+  std::string out = fmt::format("{} on {} x {}: {} {}, {}, batch {} per device\nplan: {}\n", p.model, p.count,
+                                p.accelerator, workload::to_string(p.task), to_string(p.precision), split, p.batch,
+                                model::to_string(p.plan));
   report::Table t;
   t.headers = {"metric", "value"};
   t.rows.push_back({"throughput", si(p.throughput, p.throughput_unit)});
   t.rows.push_back({p.task == workload::Task::train ? "step time" : "latency", human_seconds(p.latency_s)});
+  if (tt)
+    t.rows.push_back({"time to MLPerf target", fmt::format("{:.4g} min ({} samples at global batch {}; {})", tt->minutes,
+                                                           si(tt->samples), tt->global_batch, tt->how)});
   if (p.tpot_s > 0) {
     t.rows.push_back({"time to first token", human_seconds(p.ttft_s)});
     t.rows.push_back({"time per output token", human_seconds(p.tpot_s)});
@@ -103,6 +137,13 @@ std::string text_output(const model::Prediction& p, int top) {
     t.rows.push_back({"communication", fmt::format("{} per {} over {}, eta {}", human_seconds(p.communication.time_s),
                                                    p.task == workload::Task::train ? "step" : "pass",
                                                    p.communication.link, plain(p.communication.eta))});
+  if (p.task == workload::Task::train && !p.communication.link.empty()) {
+    const model::Communication& c = p.communication;
+    t.rows.push_back({"  tensor / pipeline / data / expert",
+                      fmt::format("{} / {} / {} / {} ({} not hidden)", human_seconds(c.tensor_s), human_seconds(c.pipeline_s),
+                                  human_seconds(c.data_s), human_seconds(c.expert_s), human_seconds(c.exposed_s))});
+  }
+  if (p.parallelism.pipeline > 1) t.rows.push_back({"pipeline bubble", fmt::format("{:.1f} %", p.bubble_fraction * 100)});
   out += t.render_text();
 
   std::vector<const model::OpPrediction*> ops;
@@ -148,6 +189,11 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   req.batch = o.batch;
   req.grad_accumulation = o.grad_accumulation;
   req.straggler_cv = o.straggler_cv;
+  if (!o.plan.empty()) {
+    Result<model::PlanSpec> spec = model::parse_plan(o.plan);
+    if (!spec) return report_error(spec.error());
+    req.plan = *spec;
+  }
   if (!o.precision.empty()) {
     req.precision = parse_precision(o.precision);
     if (!req.precision)
@@ -171,9 +217,25 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
     return report_error(e);
   }
   req.workload = &*w;
+  req.global_batch = o.global_batch;
+  if (o.to_target && req.task != workload::Task::train)
+    return report_error({Errc::invalid_input, "--to-target needs --task train", "--to-target"});
   Result<model::Prediction> p = model::predict(req);
   if (!p) return report_error(p.error());
-  std::string text = o.json ? prediction_json(*p).dump(2) + "\n" : text_output(*p, o.top);
+  std::optional<ToTarget> tt;
+  if (o.to_target) {
+    Result<std::vector<model::ConvergencePoint>> rcps = load_rcps();
+    if (!rcps) return report_error(rcps.error());
+    ToTarget t;
+    t.global_batch = p->plan.dp * p->plan.mb * p->plan.ga;
+    Result<model::SamplesToTarget> n = model::samples_to_target(*rcps, w->id, t.global_batch);
+    if (!n) return report_error({n.error().code, n.error().message, "--to-target"});
+    t.samples = n->samples;
+    t.minutes = n->samples / p->samples_per_s / 60;
+    t.how = n->how;
+    tt = t;
+  }
+  std::string text = o.json ? prediction_json(*p, tt).dump(2) + "\n" : text_output(*p, tt, o.top);
   std::fputs(text.c_str(), stdout);
   return kExitOk;
 }
@@ -204,6 +266,14 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--latency-target", o->latency_target, "Server latency budget (\"100ms\"; LLMs: time per output token)");
   sub->add_option("--grad-accumulation", o->grad_accumulation, "Training: micro-batches per optimizer step (default 1)");
   sub->add_option("--straggler-cv", o->straggler_cv, "Training: coefficient of variation of per-worker step time (default 0)");
+  sub->add_option("--plan", o->plan,
+                  "Parallel plan, any subset of dp=,tp=,pp=,ep=,vp=,mb=,ga=,zero=0..3|fsdp,recompute=none|selective|full,"
+                  "sp=0|1 (e.g. dp=8,tp=4,pp=2,mb=1,zero=1,recompute=selective); the rest is searched");
+  sub->add_option("--global-batch", o->global_batch,
+                  "Training: global batch (dp x micro-batch x grad accumulation); the plan search keeps it");
+  sub->add_flag("--to-target", o->to_target,
+                "Training: minutes to the MLPerf Training quality target (MLCommons reference convergence points "
+                "at the global batch; resnet50, bert-large, retinanet, stable-diffusion-v2, gpt-3-175b, llama-2-70b, dlrm-v2)");
   sub->add_option("--top", o->top, "Operators listed in the table (default 10)");
   sub->add_flag("--json", o->json, "Machine-readable output (contract in docs/model.md#json)");
   sub->footer(
@@ -211,7 +281,9 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
       "  rooftop predict --model resnet50 --accelerator nvidia-t4\n"
       "  rooftop predict --model llama-2-70b --accelerator h100 --count 8 --precision fp8 --json\n"
       "  rooftop predict --model llama-2-7b --accelerator nvidia-a100-sxm4-80gb --count 8 --task train --batch 4 \\\n"
-      "      --grad-accumulation 8 --straggler-cv 0.05");
+      "      --grad-accumulation 8 --straggler-cv 0.05\n"
+      "  rooftop predict --model gpt-3-175b --accelerator h100 --count 1024 --task train --plan tp=8,pp=8,ga=16\n"
+      "  rooftop predict --model bert-large --accelerator a100-80gb --count 8 --task train --seq 512 --global-batch 448 --to-target");
   return {sub, [o, &global] { return run_predict(*o, global); }};
 }
 

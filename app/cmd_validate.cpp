@@ -41,10 +41,15 @@ json validation_json(const model::Validation& v) {
                     {"method", r.method.empty() ? json(nullptr) : json(r.method)},
                     {"reason", r.reason.empty() ? json(nullptr) : json(r.reason)}});
   }
+  json groups = json::array();
+  for (const model::GroupError& e : model::group_errors(v))
+    groups.push_back({{"group", e.group}, {"predicted_rows", e.predicted}, {"rows", e.rows},
+                      {"mdape", e.predicted ? json(e.mdape_pct) : json(nullptr)}});
   return {{"rows", rows},
           {"predicted_rows", v.predicted},
           {"total_rows", v.rows.size()},
-          {"mdape", v.mdape_pct ? json(*v.mdape_pct) : json(nullptr)}};
+          {"mdape", v.mdape_pct ? json(*v.mdape_pct) : json(nullptr)},
+          {"groups", groups}};
 }
 
 std::string text_output(const model::Validation& v) {
@@ -64,6 +69,9 @@ std::string text_output(const model::Validation& v) {
   std::string out = t.render_text();
   out += fmt::format("\npredicted {} of {} rows; MdAPE {}\n", v.predicted, v.rows.size(),
                      v.mdape_pct ? fmt::format("{:.1f} %", *v.mdape_pct) : std::string("n/a"));
+  for (const model::GroupError& e : model::group_errors(v))
+    out += fmt::format("  {}: {} of {} rows, MdAPE {}\n", e.group, e.predicted, e.rows,
+                       e.predicted ? fmt::format("{:.1f} %", e.mdape_pct) : std::string("n/a"));
   if (!skipped.empty()) out += "not predicted:\n" + skipped;
   return out;
 }
@@ -75,11 +83,15 @@ int run_validate(const ValidateOptions& o, const GlobalOptions& global) {
   if (!rows) return report_error(rows.error());
   Result<catalog::Catalog> cat = load_catalog(global);
   if (!cat) return report_error(cat.error());
-  model::WorkloadLoader load = [](const std::string& id) -> Result<workload::Workload> {
+  model::WorkloadLoader load = [](const std::string& id, const workload::BuildOptions& shape) -> Result<workload::Workload> {
     if (trim(id).empty()) return make_error(Errc::invalid_input, "no model_id");
-    return load_workload(id, WorkloadInputs{});
+    WorkloadInputs in;
+    in.build = shape;
+    return load_workload(id, in);
   };
-  model::Validation v = model::validate(*rows, *cat, load);
+  Result<std::vector<model::ConvergencePoint>> rcps = load_rcps();
+  if (!rcps) return report_error(rcps.error());
+  model::Validation v = model::validate(*rows, *cat, load, *rcps);
   std::string out = o.json ? validation_json(v).dump(2) + "\n" : text_output(v);
   std::fputs(out.c_str(), stdout);
   return kExitOk;
@@ -93,8 +105,10 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
       "validate",
       "Check the performance model against published measurements: predicts every row of a CSV in\n"
       "the format of tests/data/validation/measurements.csv (GEMM TFLOP/s, STREAM bandwidth,\n"
-      "all-reduce busbw, MLPerf throughput and latency) from its columns alone, prints predicted vs\n"
-      "measured, the median absolute percentage error (MdAPE), and why a row cannot be predicted.");
+      "all-reduce busbw, MLPerf throughput and latency, MLPerf Training time to train in minutes,\n"
+      "training tokens/s) from its columns alone, prints predicted vs measured, the median absolute\n"
+      "percentage error (MdAPE) per category and for micro-benchmark vs end-to-end rows, and why a\n"
+      "row cannot be predicted.");
   sub->add_option("file", o->file, "Measurement CSV")->required();
   sub->add_flag("--json", o->json, "Machine-readable output: rows with id, measured, predicted, reason; mdape (%)");
   sub->footer(

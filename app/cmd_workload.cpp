@@ -13,6 +13,7 @@
 #include "command.h"
 #include "core/text.h"
 #include "inputs.h"
+#include "model/model.h"
 #include "report/report.h"
 #include "workload/workload.h"
 
@@ -99,7 +100,9 @@ int show(const ShowOptions& o) {
   std::vector<PhaseTotals> phases = phase_totals(ops, batch, p);
   const bool llm_infer = *task == workload::Task::infer && w.family == workload::Family::decoder_llm;
   workload::Totals head = headline(phases, llm_infer);
-  workload::Footprint mem = workload::footprint(w, *task, batch, p);
+  model::Plan one;
+  one.mb = static_cast<int>(batch);
+  model::Memory mem = model::memory_footprint(w, *task, p, one, nullptr);
   const std::string per = llm_infer ? "token" : (w.family == workload::Family::decoder_llm ? "sequence" : "sample");
 
   if (o.json) {
@@ -128,7 +131,7 @@ int show(const ShowOptions& o) {
         {"phases", jp},
         {"memory", {{"weights_bytes", mem.weights_bytes}, {"kv_cache_bytes", mem.kv_cache_bytes},
                     {"activations_bytes", mem.activations_bytes}, {"gradients_bytes", mem.gradients_bytes},
-                    {"optimizer_bytes", mem.optimizer_bytes}, {"total_bytes", mem.total_bytes}}},
+                    {"optimizer_bytes", mem.optimizer_bytes}, {"total_bytes", mem.required_bytes}}},
         {"ops", jo}, {"references", w.references}, {"unsupported_ops", w.unsupported_ops}};
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
@@ -163,7 +166,7 @@ int show(const ShowOptions& o) {
   line("activations", mem.activations_bytes);
   line("gradients", mem.gradients_bytes);
   line("optimizer", mem.optimizer_bytes);
-  line("total", mem.total_bytes);
+  line("total", mem.required_bytes);
   std::printf("\n");
 
   std::vector<const Operator*> order;

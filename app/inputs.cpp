@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/text.h"
+#include "embedded/embedded.h"
 #include "core/yaml.h"
 #include "onnx/onnx.h"
 
@@ -46,6 +47,12 @@ Result<workload::Workload> load_workload(const std::string& ref, const WorkloadI
     return workload::parse_workload_yaml(*text, ref, in.build);
   }
   return workload::build_zoo(ref, in.build);
+}
+
+Result<std::vector<model::ConvergencePoint>> load_rcps() {
+  for (const EmbeddedFile& f : embedded_files_under("mlperf/rcp.csv"))
+    return model::parse_rcp(f.content, "embedded:" + std::string(f.path));
+  return make_error(Errc::internal, "data/mlperf/rcp.csv is not embedded");
 }
 
 }  // namespace rooftop::app

@@ -7,6 +7,7 @@
 
 #include "catalog/catalog.h"
 #include "command.h"
+#include "model/convergence.h"
 #include "onnx/onnx.h"
 #include "workload/workload.h"
 
@@ -29,5 +30,8 @@ Result<onnx::ImportOptions> onnx_options(const WorkloadInputs& in);
 // `ref` is a zoo id ("llama-2-7b"), a custom model YAML file (*.yaml|*.yml)
 // or an ONNX file (*.onnx). Unknown ids answer with "did you mean".
 Result<workload::Workload> load_workload(const std::string& ref, const WorkloadInputs& in);
+
+// MLCommons' reference convergence points, embedded from data/mlperf/rcp.csv.
+Result<std::vector<model::ConvergencePoint>> load_rcps();
 
 }  // namespace rooftop::app

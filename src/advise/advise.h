@@ -97,6 +97,10 @@ struct Candidate {
   bool pareto = false;
   bool meets_objective = true;      // false only for a baseline that misses it
   std::optional<TrainPlan> train;
+  // The parallel plan in `rooftop predict --plan` syntax: predict with the
+  // same model, accelerator, count, task and precision and this plan
+  // reproduces throughput, step time (serving: service time) and memory.
+  std::string plan;
   std::string precision_risk;
   std::vector<OpPoint> ops;         // the heaviest operators, for the roofline
   std::vector<std::string> explanation;  // criterion by criterion

@@ -13,10 +13,6 @@
 
 namespace rooftop::advise::detail {
 
-// Fraction of device memory a workload may use (the same convention as the
-// model: vLLM's default gpu_memory_utilization = 0.9).
-inline constexpr double kUsableMemoryFraction = 0.9;
-
 struct Sizing {
   std::optional<Candidate> candidate;
   std::optional<Rejection> rejection;

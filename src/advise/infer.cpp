@@ -110,6 +110,9 @@ Sizing size_inference(const SizingInput& in) {
         c.utilisation = rho;
         c.memory_bytes = pr->memory.required_bytes;
         c.precision_risk = risk.text;
+        model::Plan plan = pr->plan;
+        plan.dp = replicas;
+        c.plan = model::to_string(plan);
         const double bw = std::min(s.storage_bytes_per_s, a.host.bytes_per_s_per_direction.or_else(
                                                               std::numeric_limits<double>::infinity()));
         c.cold_start_s = pr->memory.weights_bytes / bw;

@@ -228,4 +228,26 @@ Result<Catalog> load_catalog(const std::vector<SourceText>& base, const std::vec
   return cat;
 }
 
+namespace {
+struct TopologyName {
+  Topology topology;
+  const char* name;
+};
+constexpr TopologyName kTopologies[] = {{Topology::unknown, "unknown"},   {Topology::switched, "switch"},
+                                        {Topology::full_mesh, "full_mesh"}, {Topology::ring, "ring"},
+                                        {Topology::torus_2d, "torus_2d"},   {Topology::torus_3d, "torus_3d"}};
+}  // namespace
+
+std::string_view to_string(Topology t) {
+  for (const TopologyName& n : kTopologies)
+    if (n.topology == t) return n.name;
+  return "unknown";
+}
+
+std::optional<Topology> parse_topology(std::string_view s) {
+  for (const TopologyName& n : kTopologies)
+    if (n.topology != Topology::unknown && s == n.name) return n.topology;
+  return std::nullopt;
+}
+
 }  // namespace rooftop::catalog

@@ -47,9 +47,22 @@ struct Sourced {
   double or_else(double fallback) const { return value.value_or(fallback); }
 };
 
+// How the devices of a scale-up domain are wired (docs/catalog.md#systems).
+enum class Topology { unknown, switched, full_mesh, ring, torus_2d, torus_3d };
+std::string_view to_string(Topology t);
+std::optional<Topology> parse_topology(std::string_view s);
+
 struct Link {
   std::string name;                 // "NVLink 4", "PCIe Gen5 x16", "ICI"; empty when none
-  Sourced bytes_per_s_per_direction;
+  Sourced bytes_per_s_per_direction;  // per device (scale-out: this device's share of the NICs)
+};
+
+// The scale-up domain a part is deployed in (all optional).
+struct ScaleUpDomain {
+  Topology topology = Topology::unknown;
+  Sourced peers;                    // full mesh: peer links the scale-up bandwidth is the sum over
+  Sourced devices;                  // devices one domain connects (NVSwitch island, board, TPU slice)
+  Sourced latency_s;                // per hop
 };
 
 struct Price {
@@ -115,7 +128,11 @@ struct Accelerator {
   Sourced sram_bytes;               // on-chip SRAM / L2 / last-level cache
 
   Link scale_up;                    // device-to-device link (bandwidth per direction, per device)
+  ScaleUpDomain domain;             // how the scale-up link is wired (docs/catalog.md#systems)
   Link host;                        // host interface
+  Link scale_out;                   // network between scale-up domains, per device (NICs / ports)
+  Sourced scale_out_latency_s;      // per hop across the scale-out network
+  Sourced devices_per_node;         // devices in one server / tray
   Sourced power_w;                  // TDP / board power
   Price price;
   bool cloud_only = false;          // only rented (TPU, Trainium, Inferentia): no purchase price exists

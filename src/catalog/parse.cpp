@@ -36,6 +36,9 @@ constexpr Unit kWatt{"W", 1, 1e5};
 constexpr Unit kUsd{"USD", 1, 1e7};
 constexpr Unit kUsdPerHour{"USD/hour", 1, 1e4};
 constexpr Unit kFraction{"(fraction)", 1, 1};
+constexpr Unit kCount{"devices", 1, 1e6};
+constexpr Unit kLinks{"links", 1, 1e3};
+constexpr Unit kMicroseconds{"us", 1e-6, 1e6};
 
 std::string fmt_num(double v) {
   char buf[64];
@@ -306,7 +309,10 @@ void read_memory(YamlMap& top, EntryReader& r, Accelerator& a) {
   m->finish();
 }
 
-Link read_link(YamlMap& ic, EntryReader& r, const std::string& key, const std::string& section_src) {
+// `domain` (scale-up) and `latency` (scale-up, scale-out) take the systems
+// keys of docs/catalog.md#systems; null: the link has none.
+Link read_link(YamlMap& ic, EntryReader& r, const std::string& key, const std::string& section_src,
+               ScaleUpDomain* domain = nullptr, Sourced* latency = nullptr) {
   Link link;
   YAML::Node n = ic.raw(key);
   if (!n.IsDefined() || n.IsNull()) return link;
@@ -315,6 +321,16 @@ Link read_link(YamlMap& ic, EntryReader& r, const std::string& key, const std::s
   std::string src = r.section_source(*l, section_src);
   link.name = l->str("name", true).value_or("");
   link.bytes_per_s_per_direction = r.number(*l, "gb_s_per_direction", src, kLinkGbPerS);
+  if (domain) {
+    if (std::optional<std::string> t = l->str("topology")) {
+      std::optional<Topology> topo = parse_topology(*t);
+      if (!topo) l->error(l->raw("topology"), "'topology' must be switch, full_mesh, ring, torus_2d or torus_3d, got '" + *t + "'");
+      else domain->topology = *topo;
+    }
+    domain->peers = r.number(*l, "peers", src, kLinks);
+    domain->devices = r.number(*l, "domain", src, kCount);
+  }
+  if (latency) *latency = r.number(*l, "latency_us", src, kMicroseconds);
   l->finish();
   return link;
 }
@@ -323,8 +339,10 @@ void read_interconnect(YamlMap& top, EntryReader& r, Accelerator& a) {
   std::optional<YamlMap> ic = top.map("interconnect");
   if (!ic) return;
   std::string src = r.section_source(*ic);
-  a.scale_up = read_link(*ic, r, "scale_up", src);
+  a.scale_up = read_link(*ic, r, "scale_up", src, &a.domain, &a.domain.latency_s);
   a.host = read_link(*ic, r, "host", src);
+  a.scale_out = read_link(*ic, r, "scale_out", src, nullptr, &a.scale_out_latency_s);
+  a.devices_per_node = r.number(*ic, "devices_per_node", src, kCount);
   ic->finish();
 }
 

@@ -1,12 +1,13 @@
-// Memory footprint per device: weights, KV cache and activations for
-// inference; weights, gradients, optimizer states and saved activations for
-// training (mixed precision: 16 bytes per parameter with Adam). Formulas
-// and sources: docs/model.md ("Memory").
+// Memory footprint per device, the one formula every command uses:
+// weights, KV cache and activations for inference; weights, gradients,
+// optimizer states (ZeRO-sharded) and saved activations (recompute,
+// sequence parallel, pipeline in flight) for training. Formulas and
+// sources: docs/model.md#memory.
 #include <algorithm>
 
 #include "model/internal.h"
 
-namespace rooftop::model::detail {
+namespace rooftop::model {
 
 namespace {
 // Optimizer bytes per parameter: Adam's m and v in fp32, plus an fp32
@@ -19,41 +20,84 @@ double optimizer_bytes_per_param(Precision p) {
 double kv_bytes_per_elem(Precision p) { return std::max(1.0, bytes_per_element(p)); }
 }  // namespace
 
-void footprint_parts(const workload::Workload& w, workload::Task task, Precision p, int tensor, double& fixed_bytes,
-                     double& per_sample_bytes) {
-  const double bpe = bytes_per_element(p);
-  const double t = tensor;
-  if (task == workload::Task::train) {
-    fixed_bytes = w.params * (2 * bpe + optimizer_bytes_per_param(p)) / t;
-    per_sample_bytes = w.train_activation_elems_per_sample * bpe / t;
-  } else {
-    fixed_bytes = w.params * bpe / t;
-    const double context = static_cast<double>(w.input_tokens) + w.output_tokens;
-    per_sample_bytes =
-        w.kv_elems_per_token * context * kv_bytes_per_elem(p) / t + w.activation_elems_per_sample * bpe / t;
+double trainable_params(const workload::Workload& w) {
+  const bool own = !w.train_forward_ops.empty();
+  double n = 0;
+  for (const workload::Operator& op : own ? w.train_forward_ops : w.ops) {
+    if (!own && op.phase != workload::Phase::forward) continue;
+    if (!op.frozen && !op.adapter_only) n += op.params * op.repeat;
   }
+  return n;
 }
 
-Memory footprint(const workload::Workload& w, workload::Task task, Precision p, double batch, int tensor,
-                 const catalog::Accelerator& a) {
+double table_params(const workload::Workload& w) {
+  if (w.family != workload::Family::recsys) return 0;
+  const bool own = !w.train_forward_ops.empty();
+  double n = 0;
+  for (const workload::Operator& op : own ? w.train_forward_ops : w.ops) {
+    if (!own && op.phase != workload::Phase::forward) continue;
+    if (op.kind == workload::OpKind::embedding && op.weight_elems_per_sample > 0 && !op.frozen) n += op.params * op.repeat;
+  }
+  return n;
+}
+
+double activation_fraction(const workload::Workload& w, const Plan& plan) {
+  // Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
+  // Transformer Models", Table 2): per layer s b h (34 + 5 a s / h) bytes at
+  // 16 bits; tensor parallel without sequence parallel shards 24 of the 34
+  // and the attention term; sequence parallel shards all of it.
+  const double t = plan.tp;
+  const bool shape = w.layers > 0 && w.hidden > 0 && w.heads > 0 && w.seq_len > 0;
+  const double attn = shape ? 5.0 * w.heads * w.seq_len / w.hidden : 0;
+  const double whole = 34 + attn;
+  double kept = plan.recompute == Recompute::selective && shape ? 34 : whole;  // selective drops the attention term
+  double frac = kept / whole;
+  double shard = plan.sp || t <= 1 ? frac / t : (10.0 + 24.0 / t + (kept > 34 ? attn / t : 0)) / whole;
+  if (plan.recompute == Recompute::full && shape) {
+    // Only each layer's input (s b h elements) is kept, plus one layer
+    // recomputed at a time.
+    const double per_sample = w.train_activation_elems_per_sample;
+    const double inputs = double(w.layers) * w.seq_len * w.hidden / (plan.sp ? t : 1);
+    return per_sample > 0 ? std::min(shard, (inputs + per_sample * shard / w.layers) / per_sample) : shard;
+  }
+  return shard;
+}
+
+Memory memory_footprint(const workload::Workload& w, workload::Task task, Precision p, const Plan& plan,
+                        const catalog::Accelerator* a) {
   const double bpe = bytes_per_element(p);
-  const double t = tensor;
+  const double model_shard = double(plan.tp) * plan.pp;
+  const double b = plan.mb;
   Memory m;
-  m.weights_bytes = w.params * bpe / t;
   if (task == workload::Task::train) {
-    m.gradients_bytes = w.params * bpe / t;
-    m.optimizer_bytes = w.params * optimizer_bytes_per_param(p) / t;
-    m.activations_bytes = w.train_activation_elems_per_sample * batch * bpe / t;
+    // Recommender tables are sharded over every device and have no dense
+    // gradient buffer (docs/model.md#memory).
+    const double tables = table_params(w);
+    const double trainable = trainable_params(w) - tables;
+    const double dp = plan.dp, all = plan.devices();
+    m.weights_bytes = (w.params - tables) * bpe / model_shard / (plan.zero >= 3 ? dp : 1) + tables * bpe / all;
+    m.gradients_bytes = trainable * bpe / model_shard / (plan.zero >= 2 ? dp : 1);
+    m.optimizer_bytes = trainable * optimizer_bytes_per_param(p) / model_shard / (plan.zero >= 1 ? dp : 1) +
+                        tables * optimizer_bytes_per_param(p) / all;
+    // 1F1B: the first stage holds min(pp, ga) micro-batches of its 1/pp of the layers.
+    const double in_flight = plan.pp > 1 ? double(std::min(plan.pp, plan.ga)) / plan.pp : 1;
+    m.activations_bytes = w.train_activation_elems_per_sample * b * bpe * activation_fraction(w, plan) * in_flight;
   } else {
+    // Inference engines shard weights, KV heads and activations over the
+    // tensor-parallel ranks; a KV head is never split, so the KV cache is
+    // divided by at most the number of KV heads.
+    const double t = plan.tp;
+    const double kv_split = w.kv_heads > 0 ? std::min<double>(t, w.kv_heads) : t;
+    m.weights_bytes = w.params * bpe / model_shard;
     const double context = static_cast<double>(w.input_tokens) + w.output_tokens;
-    m.kv_cache_bytes = w.kv_elems_per_token * context * batch * kv_bytes_per_elem(p) / t;
-    m.activations_bytes = w.activation_elems_per_sample * batch * bpe / t;
+    m.kv_cache_bytes = w.kv_elems_per_token * context * b * kv_bytes_per_elem(p) / kv_split / plan.pp;
+    m.activations_bytes = w.activation_elems_per_sample * b * bpe / t;
   }
   m.required_bytes = m.weights_bytes + m.kv_cache_bytes + m.activations_bytes + m.gradients_bytes + m.optimizer_bytes;
-  m.capacity_bytes = a.memory_bytes.or_else(0);
+  m.capacity_bytes = a ? a->memory_bytes.or_else(0) : 0;
   m.usable_bytes = m.capacity_bytes * kUsableMemoryFraction;
   m.fits = m.required_bytes <= m.usable_bytes;
   return m;
 }
 
-}  // namespace rooftop::model::detail
+}  // namespace rooftop::model

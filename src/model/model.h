@@ -9,12 +9,20 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "catalog/catalog.h"
 #include "core/precision.h"
 #include "core/result.h"
+#include "model/plan.h"
 #include "workload/workload.h"
 
 namespace rooftop::model {
+
+// Fraction of device memory a workload may use: the rest goes to the
+// runtime context, communication buffers and allocator fragmentation
+// (vLLM's default gpu_memory_utilization = 0.9). The one value every command uses.
+inline constexpr double kUsableMemoryFraction = 0.9;
 
 enum class Scenario { offline, server, single_stream };
 enum class Bound { compute, memory, overhead, communication };
@@ -44,7 +52,9 @@ struct Request {
   std::optional<Precision> precision;      // default: the fastest supported one suited to the task
   std::optional<int> batch;                // per-device batch (micro-batch when training); default: see Scenario
   Scenario scenario = Scenario::offline;
-  int grad_accumulation = 1;               // training: micro-batches per optimizer step
+  int grad_accumulation = 1;               // training: micro-batches per optimizer step (plan.ga wins)
+  PlanSpec plan;                           // what the user fixed of the parallel plan; the rest is searched
+  std::optional<int> global_batch;         // training: dp x mb x ga must equal it (the search keeps it)
   double straggler_cv = 0;                 // training: coefficient of variation of per-worker step time
   bool detail = true;                      // fill per_op (off for fast sweeps in advise)
   // Server scenario: per-request latency budget. Default (docs/model.md):
@@ -77,14 +87,18 @@ struct Memory {
 };
 
 struct Parallelism {
-  int data = 1, tensor = 1, pipeline = 1;
+  int data = 1, tensor = 1, pipeline = 1, expert = 1;
 };
 
 struct Communication {
   double time_s = 0;             // per step (training) or per token (tensor parallel)
   double bytes = 0;              // payload per collective
   double eta = 0;                // the seeds' bandwidth utilisation (N-1)/N * B_eff / B_max
-  std::string link;              // link name used
+  std::string link;              // link name used ("NVLink 4", or "NVLink 4 + ConnectX-7 ..." across nodes)
+  // Training, per optimizer step: each kind of traffic (whole, hidden or not)
+  // and the part not hidden behind compute.
+  double tensor_s = 0, pipeline_s = 0, data_s = 0, expert_s = 0, exposed_s = 0;
+  std::string scale_out;         // scale-out network used ("" when every group stays in one domain)
 };
 
 struct Assumption {
@@ -102,10 +116,13 @@ struct Prediction {
   int batch = 1;                 // per device
   double throughput = 0;         // all devices together
   std::string throughput_unit;   // "samples/s" or "tokens/s"
+  double samples_per_s = 0;      // training: sequences / images per second, all devices
   double latency_s = 0;          // one request (infer) or one optimizer step (train)
   double ttft_s = 0;             // LLM: time to first token
   double tpot_s = 0;             // LLM: time per output token
   Memory memory;
+  Plan plan;                     // the plan evaluated (searched or given)
+  double bubble_fraction = 0;    // training: pipeline bubble / step compute
   Bound bound = Bound::compute;  // of the whole step
   std::vector<OpPrediction> per_op;
   Parallelism parallelism;
@@ -118,10 +135,56 @@ struct Prediction {
 // submissions run), training bf16, else fp16, else fp32 (mixed precision).
 Result<Precision> default_precision(const catalog::Accelerator& a, workload::Task task);
 
-// Predicts one configuration. Errors: unsupported precision on the device
-// (message lists the ones it has), model does not fit even when sharded
-// over `count` devices, missing catalog values the model needs.
+// Predicts one configuration: the plan keys the request fixes are kept and
+// the others searched (docs/model.md#plans). Errors: unsupported precision
+// on the device (message lists the ones it has), model does not fit even
+// when sharded over `count` devices, a plan that does not fit the device
+// count or the model, missing catalog values the model needs.
 Result<Prediction> predict(const Request& req);
+
+// The prediction of one fully given plan (req.plan and req.batch ignored).
+// predict() and advise both end here, so the same plan gives the same numbers.
+Result<Prediction> evaluate(const Request& req, const Plan& plan);
+
+// evaluate() for many plans of one request: the operators and links are
+// prepared once (advise's search).
+class Evaluator {
+ public:
+  static Result<Evaluator> make(const Request& req);
+  Result<Prediction> run(const Plan& plan) const;
+  // Step time and throughput of a plan without the prediction's detail and
+  // wording (fast search); run() on the same plan gives the same numbers.
+  struct Quick {
+    bool fits = false;
+    double latency_s = 0, throughput = 0, memory_bytes = 0;
+  };
+  Quick quick(const Plan& plan) const;
+  // Devices in one scale-up domain (0 when the catalog does not say).
+  int scale_up_domain() const;
+  // Memory per device under `plan` (the same formula run() checks).
+  Memory memory(const Plan& plan) const;
+  // Largest micro-batch per device the memory allows under `plan` (0: none).
+  int max_micro_batch(const Plan& plan) const;
+  Precision precision() const;
+  struct Setup;
+
+ private:
+  friend Result<Prediction> predict(const Request& req);
+  std::shared_ptr<const Setup> s_;
+};
+
+// Memory per device of `w` under `plan` (batch = plan.mb); capacity and fit
+// from `a` when given. The one memory formula (docs/model.md#memory).
+Memory memory_footprint(const workload::Workload& w, workload::Task task, Precision p, const Plan& plan,
+                        const catalog::Accelerator* a);
+// Parameters that training updates (frozen operators excluded).
+double trainable_params(const workload::Workload& w);
+// Recommenders: embedding-table parameters, sharded over every device and
+// updated row-wise (no dense gradient, no data-parallel all-reduce); 0 otherwise.
+double table_params(const workload::Workload& w);
+// Fraction of the saved activations one device keeps under the plan's
+// tensor/sequence parallelism and recompute (Korthikanti et al. 2022).
+double activation_fraction(const workload::Workload& w, const Plan& plan);
 
 // Roofline time of one operator instance set at `batch`: max(compute, memory) + overhead.
 OpPrediction roofline(const workload::Operator& op, double batch, Precision p,

@@ -1,11 +1,10 @@
-// predict(): composes per-operator rooflines into a prediction for one
-// configuration. Inference: one forward pass per batch, or for LLMs prefill
-// plus decode under continuous batching. Training: forward + backward per
-// micro-batch, the optimizer per step, the ring all-reduce of gradients and
-// the straggler penalty. Parallelism: data parallel unless one device cannot
-// hold the model, then tensor parallel with per-layer all-reduces. The batch
-// is chosen per scenario when the request names none. docs/model.md has
-// every formula and its source.
+// The one place a prediction is composed. evaluate() prices one parallel
+// plan: inference (one forward pass per batch, or LLM prefill + decode
+// under continuous batching) or a training step (1F1B pipeline with its
+// bubble, tensor-parallel all-reduces, pipeline sends, expert all-to-all,
+// the data-parallel gradient sync under ZeRO, recompute, stragglers).
+// predict() searches the plan keys the request leaves open and evaluates
+// the best plan. docs/model.md has every formula and its source.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -26,7 +25,7 @@ using workload::Task;
 constexpr double kServerLatencyS = 0.1;   // one sample, server scenario
 constexpr double kLlmTtftS = 2.0;         // MLPerf llama2-70b server bound
 constexpr double kLlmTpotS = 0.2;         // MLPerf llama2-70b server bound
-constexpr double kNearBest = 0.99;        // offline: smallest batch within 1 % of the best throughput
+constexpr double kNearBest = 0.99;        // smallest batch / simplest plan within 1 % of the best throughput
 constexpr double kMaxBatch = 65536;
 
 bool is_inference(Phase p) { return p == Phase::forward || p == Phase::prefill; }
@@ -38,64 +37,74 @@ bool is_optimizer(Phase p) { return p == Phase::optimizer; }
 
 struct Sums {
   double time_s = 0, compute_s = 0, memory_s = 0, overhead_s = 0, comm_s = 0;
-  void add(const Sums& o) {
-    time_s += o.time_s, compute_s += o.compute_s, memory_s += o.memory_s;
-    overhead_s += o.overhead_s, comm_s += o.comm_s;
+  void add(const Sums& o, double k = 1) {
+    time_s += k * o.time_s, compute_s += k * o.compute_s, memory_s += k * o.memory_s;
+    overhead_s += k * o.overhead_s, comm_s += k * o.comm_s;
   }
 };
 
-// What stays fixed while the batch is searched.
-struct Plan {
+// Operators Megatron-style tensor parallelism splits (GEMMs, attention heads
+// and their softmax, embedding tables, convolutions); norms, residual adds
+// and activations are split only under sequence parallelism.
+bool tp_sharded(OpKind k) {
+  return k == OpKind::matmul || k == OpKind::attention || k == OpKind::conv || k == OpKind::softmax ||
+         k == OpKind::embedding;
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string gib(double bytes) { return num(bytes / (1024.0 * 1024 * 1024)) + " GiB"; }
+
+}  // namespace
+
+// What stays fixed while plans are evaluated.
+struct Evaluator::Setup {
   const catalog::Accelerator* a = nullptr;
   const workload::Workload* w = nullptr;
-  const std::vector<Operator>* ops = nullptr;
+  Request req;
   Precision p = Precision::fp16;
   Task task = Task::infer;
   Efficiency e;
   bool llm = false;
   double out_tokens = 1;
-  int tensor = 1, data = 1;
-  detail::LinkChoice link;
-  double tensor_bytes_per_s = 0;  // ring bandwidth inside a tensor-parallel group
-  double data_bytes_per_s = 0;    // ring bandwidth across data-parallel replicas
+  std::vector<Operator> ops;         // training: forward + backward + optimizer; inference: w.ops
+  double trainable = 0;              // training: parameters updated
+  double boundary_elems = 0;         // activation per sample between layers (pipeline sends)
+  double moe_layers = 0;             // MoE layers (expert all-to-all)
+  double table_out_elems = 0;        // recommenders: pooled embedding outputs per sample (all-to-all)
+  Result<detail::Fabric> fabric = make_error(Errc::internal, "no fabric");
 };
 
-// Megatron-style tensor parallelism all-reduces the residual stream twice per
-// transformer layer, right before each norm: one all-reduce per norm op of
-// its output. Without norm ops, half of the matmuls' outputs (the
-// row-parallel ones).
-double tensor_comm_s(const Plan& pl, bool (*in_phase)(Phase), double batch) {
-  if (pl.tensor <= 1) return 0;
-  const double bpe = bytes_per_element(pl.p);
-  double norm_s = 0, matmul_s = 0;
-  bool any_norm = false;
-  for (const Operator& op : *pl.ops) {
-    if (!in_phase(op.phase)) continue;
-    double one =
-        ring_allreduce_s(op.out_elems * batch * bpe, pl.tensor, pl.tensor_bytes_per_s, pl.e.link_latency_s);
-    if (op.kind == OpKind::norm) any_norm = true, norm_s += op.repeat * one;
-    if (op.kind == OpKind::matmul) matmul_s += 0.5 * op.repeat * one;
-  }
-  return any_norm ? norm_s : matmul_s;
-}
+namespace {
 
-// Payload of one tensor-parallel all-reduce (the first norm's output).
-double tensor_payload_bytes(const Plan& pl, double batch) {
-  for (const Operator& op : *pl.ops)
-    if (op.kind == OpKind::norm && (pl.llm ? op.phase == Phase::decode : true))
-      return op.out_elems * batch * bytes_per_element(pl.p);
-  return 0;
-}
+using Setup = Evaluator::Setup;
 
-Sums eval(const Plan& pl, bool (*in_phase)(Phase), double batch, double scale, std::vector<OpPrediction>* detail) {
-  Sums s;
-  for (const Operator& op : *pl.ops) {
+// Roofline of the ops in `in_phase` at `batch`, times `scale`. Training
+// shards each op by tp (sharded kinds, or all under sequence parallel);
+// inference by tp for every op (docs/model.md#parallelism).
+Sums eval_ops(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), double batch, double scale,
+              std::vector<OpPrediction>* detail, double extra_shard = 1) {
+  Sums out;
+  for (const Operator& op : s.ops) {
     if (!in_phase(op.phase)) continue;
-    const bool fused = pl.task == Task::infer && detail::fused_in_inference(op, pl.w->family);
-    detail::OpCost c = detail::op_cost(op, batch, pl.p, *pl.a, pl.e, pl.tensor, fused);
+    // Inference compilers fuse elementwise ops (and fold a CNN's batch norm);
+    // training stacks fuse the elementwise epilogues too (bias + activation,
+    // dropout + residual add: cuDNN/apex/XLA fusions), but batch norm needs
+    // batch statistics and stays a kernel of its own (docs/model.md#fusion).
+    const bool fused = s.task == Task::infer ? detail::fused_in_inference(op, s.w->family)
+                                             : op.kind == OpKind::elementwise && op.phase != Phase::optimizer;
+    double shard = s.task == Task::infer || plan.sp || tp_sharded(op.kind) ? plan.tp : 1;
+    // The dense optimizer is sharded like the weights; a sparse row-wise one
+    // (recommender tables) updates the rows this rank's samples touched.
+    if (op.phase == Phase::optimizer) shard = op.kind == OpKind::embedding ? 1 : extra_shard;
+    detail::OpCost c = detail::op_cost(op, batch, s.p, *s.a, s.e, shard, fused);
     double t = c.time_s * scale;
-    s.time_s += t;
-    (c.bound == Bound::compute ? s.compute_s : c.bound == Bound::memory ? s.memory_s : s.overhead_s) += t;
+    out.time_s += t;
+    (c.bound == Bound::compute ? out.compute_s : c.bound == Bound::memory ? out.memory_s : out.overhead_s) += t;
     if (detail) {
       OpPrediction o;
       o.name = op.name;
@@ -109,109 +118,228 @@ Sums eval(const Plan& pl, bool (*in_phase)(Phase), double batch, double scale, s
       detail->push_back(std::move(o));
     }
   }
-  s.comm_s = tensor_comm_s(pl, in_phase, batch) * scale;
-  s.time_s += s.comm_s;
-  return s;
+  return out;
+}
+
+// Forward attention (score/softmax) ops: what selective recompute runs again.
+bool is_attention_forward(Phase p) { return p == Phase::forward; }
+Sums eval_selective(const Setup& s, const Plan& plan, double batch) {
+  Sums out;
+  for (const Operator& op : s.ops) {
+    if (!is_attention_forward(op.phase) || (op.kind != OpKind::attention && op.kind != OpKind::softmax)) continue;
+    detail::OpCost c = detail::op_cost(op, batch, s.p, *s.a, s.e, plan.tp, false);
+    out.time_s += c.time_s;
+    (c.bound == Bound::compute ? out.compute_s : c.bound == Bound::memory ? out.memory_s : out.overhead_s) += c.time_s;
+  }
+  return out;
+}
+
+// Megatron-style tensor parallelism all-reduces the residual stream twice per
+// transformer layer, right before each norm: one all-reduce per norm op of
+// its output (sequence parallel: a reduce-scatter plus an all-gather, the
+// same volume). Without norm ops, half of the matmuls' outputs.
+double tensor_comm_s(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), double batch) {
+  if (plan.tp <= 1 || !s.fabric) return 0;  // no fabric: run() reports it
+  const double bpe = bytes_per_element(s.p);
+  double norm_s = 0, matmul_s = 0;
+  bool any_norm = false;
+  for (const Operator& op : s.ops) {
+    if (!in_phase(op.phase)) continue;
+    double one = detail::collective_s(detail::Collective::all_reduce, op.out_elems * batch * bpe, plan.tp, 1, *s.fabric);
+    if (op.kind == OpKind::norm) any_norm = true, norm_s += op.repeat * one;
+    if (op.kind == OpKind::matmul) matmul_s += 0.5 * op.repeat * one;
+  }
+  return any_norm ? norm_s : matmul_s;
+}
+
+// Payload of one tensor-parallel all-reduce (the first norm's output).
+double tensor_payload_bytes(const Setup& s, double batch) {
+  for (const Operator& op : s.ops)
+    if (op.kind == OpKind::norm && (s.llm ? op.phase == Phase::decode : true))
+      return op.out_elems * batch * bytes_per_element(s.p);
+  return 0;
 }
 
 struct Outcome {
-  double throughput = 0, latency_s = 0, ttft_s = 0, tpot_s = 0;
-  double grad_bytes = 0, grad_allreduce_s = 0, exposed_s = 0;
+  double throughput = 0, samples_per_s = 0, latency_s = 0, ttft_s = 0, tpot_s = 0;
+  double grad_bytes = 0, bubble = 0;
+  Communication comm;
   Sums sums;
 };
 
-Outcome evaluate(const Plan& pl, const Request& req, double b, std::vector<OpPrediction>* detail) {
+Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* detail) {
   Outcome o;
-  if (pl.task == Task::train) {
-    // Gradients are all-reduced in buckets while the backward pass of the
-    // last micro-batch runs (PyTorch DDP, Li et al. VLDB 2020): only the part
-    // longer than that backward pass is exposed.
-    const double k = req.grad_accumulation;
-    Sums fwd = eval(pl, is_forward, b, k, detail);
-    Sums bwd = eval(pl, is_backward, b, k, detail);
-    Sums opt = eval(pl, is_optimizer, 1, 1, detail);
-    o.sums = fwd;
-    o.sums.add(bwd);
-    o.sums.add(opt);
-    o.grad_bytes = pl.w->params * bytes_per_element(pl.p) / pl.tensor;
-    o.grad_allreduce_s = ring_allreduce_s(o.grad_bytes, pl.data, pl.data_bytes_per_s, pl.e.link_latency_s);
-    o.exposed_s = std::max(0.0, o.grad_allreduce_s - bwd.time_s / k);
-    o.sums.comm_s += o.exposed_s;
-    o.latency_s = o.sums.time_s * straggler_factor(pl.data, req.straggler_cv) + o.exposed_s;
-    double samples_per_s = pl.data * b * k / o.latency_s;
-    bool tokens = pl.w->throughput_unit == "tokens/s";
-    double tokens_per_sample = pl.w->seq_len > 0 ? pl.w->seq_len : pl.w->input_tokens;
-    o.throughput = tokens && tokens_per_sample > 0 ? samples_per_s * tokens_per_sample : samples_per_s;
-  } else if (pl.llm) {
+  const double b = plan.mb, k = plan.ga, pp = plan.pp, vp = plan.vp;
+  // A collective over one rank is free; over more it needs the fabric (run() checks it is known).
+  auto coll = [&](detail::Collective c, double bytes, int n, int stride) {
+    return n > 1 && s.fabric ? detail::collective_s(c, bytes, n, stride, *s.fabric) : 0.0;
+  };
+  const double bpe = bytes_per_element(s.p);
+  const int dp_stride = plan.tp, pp_stride = plan.tp * plan.dp;
+  // Per micro-batch on one stage: forward, backward, recompute.
+  Sums fwd = eval_ops(s, plan, is_forward, b, k / pp, detail);
+  Sums bwd = eval_ops(s, plan, is_backward, b, k / pp, detail);
+  const double opt_shard = double(plan.tp) * plan.pp * (plan.zero >= 1 ? plan.dp : 1);
+  Sums opt = eval_ops(s, plan, is_optimizer, b * k, 1, detail, opt_shard);
+  Sums re;
+  if (plan.recompute == Recompute::full) re.add(fwd);
+  if (plan.recompute == Recompute::selective) re.add(eval_selective(s, plan, b), k / pp);
+  const double f_mb = fwd.time_s / k, b_mb = bwd.time_s / k, r_mb = re.time_s / k;   // one micro-batch, one stage
+  const double tp_mb = (tensor_comm_s(s, plan, is_forward, b) + tensor_comm_s(s, plan, is_backward, b)) / pp;
+  // Pipeline: each micro-batch sends its boundary activation forward and its
+  // gradient back (x vp with interleaved stages).
+  const double boundary = s.boundary_elems * b * bpe / (plan.sp ? plan.tp : 1);
+  const double pp_mb =
+      plan.pp > 1 ? 2 * vp * coll(detail::Collective::p2p, boundary, 2, pp_stride) : 0;
+  // Expert parallel: dispatch and combine all-to-all per MoE layer, forward and backward.
+  double ep_mb = 0;
+  if (plan.ep > 1 && s.moe_layers > 0) {
+    const double tokens = s.w->seq_len > 0 ? s.w->seq_len : 1;
+    const double a2a = tokens * std::max(1, s.w->top_k) * s.w->hidden * b * bpe / (plan.sp ? plan.tp : 1);
+    ep_mb = 4 * s.moe_layers / pp * coll(detail::Collective::all_to_all, a2a, plan.ep, plan.tp);
+  }
+  // Recommenders: tables sharded over every device; the pooled embeddings
+  // of each micro-batch go to their data-parallel rank by all-to-all, and
+  // their gradients come back the same way.
+  if (s.table_out_elems > 0 && plan.devices() > 1)
+    ep_mb += 2 * coll(detail::Collective::all_to_all, s.table_out_elems * b * bpe, plan.devices(), 1);
+  const double stage_s = f_mb + b_mb + r_mb + tp_mb + pp_mb + ep_mb;
+  // 1F1B: k micro-batches plus (pp - 1) / vp stage slots of fill and drain.
+  const double bubble_slots = (pp - 1) / vp;
+  const double compute_s = (k + bubble_slots) * stage_s + opt.time_s;
+  o.bubble = bubble_slots * stage_s / compute_s;
+  // Data parallel: gradients (trainable x bytes / (tp x pp)) are all-reduced
+  // once per step (ZeRO-1/2: reduce-scatter + all-gather, the same volume;
+  // ZeRO-3/FSDP: reduce-scatter, plus a parameter all-gather per micro-batch
+  // in forward and backward). The sync overlaps the backward pass of the
+  // last micro-batch; ZeRO-3's gathers overlap the step's compute.
+  o.grad_bytes = (s.trainable - table_params(*s.w)) * bpe / (double(plan.tp) * plan.pp);
+  const double param_bytes = s.w->params * bpe / (double(plan.tp) * plan.pp);
+  double sync_s = 0, gather_s = 0;
+  if (plan.dp > 1) {
+    using detail::Collective;
+    if (plan.zero == 0) sync_s = coll(Collective::all_reduce, o.grad_bytes, plan.dp, dp_stride);
+    else if (plan.zero <= 2)
+      sync_s = coll(Collective::reduce_scatter, o.grad_bytes, plan.dp, dp_stride) +
+               coll(Collective::all_gather, param_bytes, plan.dp, dp_stride);
+    else {
+      sync_s = coll(Collective::reduce_scatter, o.grad_bytes, plan.dp, dp_stride);
+      gather_s = 2 * k * coll(Collective::all_gather, param_bytes, plan.dp, dp_stride);
+    }
+  }
+  const double exposed = std::max(0.0, sync_s - b_mb) + std::max(0.0, gather_s - k * (f_mb + b_mb + r_mb));
+  o.sums = fwd;
+  o.sums.add(bwd);
+  o.sums.add(re);
+  o.sums.add(opt);
+  const double slots = k + bubble_slots;
+  o.sums.add(fwd, bubble_slots / k);
+  o.sums.add(bwd, bubble_slots / k);
+  o.sums.comm_s = slots * (tp_mb + pp_mb + ep_mb) + exposed;
+  o.sums.time_s = compute_s + exposed;
+  o.latency_s = compute_s * straggler_factor(plan.devices(), s.req.straggler_cv) + exposed;
+  o.samples_per_s = plan.dp * b * k / o.latency_s;
+  const bool tokens = s.w->throughput_unit == "tokens/s";
+  const double tokens_per_sample = s.w->seq_len > 0 ? s.w->seq_len : s.w->input_tokens;
+  o.throughput = tokens && tokens_per_sample > 0 ? o.samples_per_s * tokens_per_sample : o.samples_per_s;
+  Communication& c = o.comm;
+  c.tensor_s = slots * tp_mb;
+  c.pipeline_s = slots * pp_mb;
+  c.expert_s = slots * ep_mb;
+  c.data_s = sync_s + gather_s;
+  c.exposed_s = exposed;
+  c.time_s = c.tensor_s + c.pipeline_s + c.expert_s + c.data_s;
+  c.bytes = plan.dp > 1 ? o.grad_bytes : tensor_payload_bytes(s, b);
+  return o;
+}
+
+Outcome infer_pass(const Setup& s, const Plan& plan, std::vector<OpPrediction>* detail) {
+  Outcome o;
+  const double b = plan.mb;
+  auto pass = [&](bool (*ph)(Phase), double batch, double scale, std::vector<OpPrediction>* d) {
+    Sums x = eval_ops(s, plan, ph, batch, scale, d);
+    x.comm_s = tensor_comm_s(s, plan, ph, batch) * scale;
+    x.time_s += x.comm_s;
+    return x;
+  };
+  if (s.llm) {
     // The first output token comes out of the prefill; the other O - 1 from decode steps.
-    const double n_out = pl.out_tokens, steps = n_out - 1;
-    Sums pre = eval(pl, is_prefill, b, 1, detail);
-    Sums dec = eval(pl, is_decode, b, std::max(1.0, steps), detail);
+    const double n_out = s.out_tokens, steps = n_out - 1;
+    Sums pre = pass(is_prefill, b, 1, detail);
+    Sums dec = pass(is_decode, b, std::max(1.0, steps), detail);
     o.sums = pre;
     o.sums.add(dec);
     const double step_s = dec.time_s / std::max(1.0, steps);
     const double cycle_s = pre.time_s + steps * step_s;  // B sequences from prompt to last token
-    const double prefill_one_s = b == 1 ? pre.time_s : eval(pl, is_prefill, 1, 1, nullptr).time_s;
-    o.throughput = pl.data * b * n_out / cycle_s;
+    const double prefill_one_s = b == 1 ? pre.time_s : pass(is_prefill, 1, 1, nullptr).time_s;
+    o.throughput = plan.dp * b * n_out / cycle_s;
     o.tpot_s = b == 1 ? step_s : cycle_s / n_out;
     o.ttft_s = prefill_one_s + (b == 1 ? 0 : step_s);
     o.latency_s = o.ttft_s + (n_out - 1) * o.tpot_s;
+    o.comm.time_s = o.sums.comm_s / n_out;
   } else {
-    o.sums = eval(pl, is_inference, b, 1, detail);
+    o.sums = pass(is_inference, b, 1, detail);
     o.latency_s = o.sums.time_s;
-    o.throughput = pl.data * b / o.latency_s;
+    o.throughput = plan.dp * b / o.latency_s;
+    o.comm.time_s = o.sums.comm_s;
   }
+  o.comm.tensor_s = o.comm.time_s;
+  o.comm.bytes = tensor_payload_bytes(s, b);
   return o;
 }
 
-// Largest per-device batch the memory allows (0 when not even one sample fits).
-double max_batch(const Plan& pl) {
-  double fixed = 0, per_sample = 0;
-  detail::footprint_parts(*pl.w, pl.task, pl.p, pl.tensor, fixed, per_sample);
-  double usable = pl.a->memory_bytes.or_else(0) * detail::kUsableMemoryFraction;
+Outcome outcome(const Setup& s, const Plan& plan, std::vector<OpPrediction>* detail) {
+  return s.task == Task::train ? train_step(s, plan, detail) : infer_pass(s, plan, detail);
+}
+
+Memory plan_memory(const Setup& s, const Plan& plan) { return memory_footprint(*s.w, s.task, s.p, plan, s.a); }
+
+// Largest micro-batch / batch per device the memory allows under `plan` (0: not even one).
+double max_batch(const Setup& s, Plan plan) {
+  plan.mb = 0;
+  const double fixed = plan_memory(s, plan).required_bytes;
+  plan.mb = 1;
+  const double per_sample = plan_memory(s, plan).required_bytes - fixed;
+  const double usable = s.a->memory_bytes.or_else(0) * kUsableMemoryFraction;
   if (fixed + per_sample > usable) return 0;
   if (per_sample <= 0) return kMaxBatch;
   return std::min(kMaxBatch, std::floor((usable - fixed) / per_sample));
 }
 
-bool within_target(const Plan& pl, const Request& req, const Outcome& o) {
-  if (pl.llm) {
-    double tpot = req.latency_target_s.value_or(kLlmTpotS);
+bool within_target(const Setup& s, const Outcome& o) {
+  if (s.llm) {
+    double tpot = s.req.latency_target_s.value_or(kLlmTpotS);
     return o.tpot_s <= tpot && o.ttft_s <= std::max(kLlmTtftS, tpot);
   }
-  return o.latency_s <= req.latency_target_s.value_or(kServerLatencyS);
+  return o.latency_s <= s.req.latency_target_s.value_or(kServerLatencyS);
 }
 
-// The batch for a request without --batch, per scenario (docs/model.md#batch).
-double choose_batch(const Plan& pl, const Request& req, double limit) {
-  if (req.scenario == Scenario::single_stream && pl.task == Task::infer) return 1;
+// The batch for a plan whose mb is open, per scenario (docs/model.md#batch).
+double choose_batch(const Setup& s, Plan plan, double limit) {
+  if (s.req.scenario == Scenario::single_stream && s.task == Task::infer) return 1;
   std::vector<double> candidates;
   for (double b = 1; b <= limit; b *= 2) candidates.push_back(b);
   if (candidates.back() < limit) candidates.push_back(limit);
-  if (req.scenario == Scenario::server && pl.task == Task::infer) {
+  auto at = [&](double b) {
+    plan.mb = static_cast<int>(b);
+    return outcome(s, plan, nullptr);
+  };
+  if (s.req.scenario == Scenario::server && s.task == Task::infer) {
     double best = 1;
     for (double b : candidates)
-      if (within_target(pl, req, evaluate(pl, req, b, nullptr))) best = b;
+      if (within_target(s, at(b))) best = b;
     return best;
   }
   std::vector<double> tput;
   double best = 0;
   for (double b : candidates) {
-    tput.push_back(evaluate(pl, req, b, nullptr).throughput);
+    tput.push_back(at(b).throughput);
     best = std::max(best, tput.back());
   }
   for (std::size_t i = 0; i < candidates.size(); ++i)
     if (tput[i] >= kNearBest * best) return candidates[i];
   return candidates.back();
 }
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
-std::string gib(double bytes) { return num(bytes / (1024.0 * 1024 * 1024)) + " GiB"; }
 
 Result<void> check_request(const Request& req) {
   if (!req.accelerator || !req.workload)
@@ -232,34 +360,55 @@ Result<void> check_request(const Request& req) {
   return {};
 }
 
-// The smallest tensor-parallel degree (a power of two, or `count`) at which
-// `batch` samples fit; 0 when none up to `count` does.
-int choose_tensor(const Plan& pl, int count, double batch) {
-  double usable = pl.a->memory_bytes.or_else(0) * detail::kUsableMemoryFraction;
-  auto fits = [&](int t) {
-    double fixed = 0, per_sample = 0;
-    detail::footprint_parts(*pl.w, pl.task, pl.p, t, fixed, per_sample);
-    return fixed + per_sample * batch <= usable;
-  };
-  for (int t = 1; t <= count; t *= 2)
-    if (fits(t)) return t;
-  return fits(count) ? count : 0;
+Unexpected bad_plan(const std::string& msg) { return make_error(Errc::invalid_input, msg, "--plan"); }
+
+// A plan the model and the device count can run; the error names the value.
+Result<void> check_plan(const Setup& s, const Plan& p, int count) {
+  const workload::Workload& w = *s.w;
+  if (p.dp < 1 || p.tp < 1 || p.pp < 1 || p.ep < 1 || p.vp < 1 || p.mb < 1 || p.ga < 1)
+    return bad_plan("every degree, mb and ga must be at least 1 (" + to_string(p) + ")");
+  if (p.devices() > count)
+    return bad_plan("dp x tp x pp = " + std::to_string(p.devices()) + " devices, more than --count " +
+                    std::to_string(count));
+  if (w.heads > 0 && (p.tp > w.heads || w.heads % p.tp != 0))
+    return bad_plan("tp=" + std::to_string(p.tp) + " does not divide the " + std::to_string(w.heads) +
+                    " attention heads of '" + w.id + "'");
+  if (p.pp > 1 && s.task == Task::infer) return bad_plan("pp=" + std::to_string(p.pp) + ": pipeline-parallel inference is not modelled");
+  const int layers = std::max(1, w.layers);
+  if (p.pp > layers)
+    return bad_plan("pp=" + std::to_string(p.pp) + " is more stages than the " + std::to_string(layers) +
+                    " layer(s) of '" + w.id + "'");
+  if (p.vp > 1 && (p.pp < 2 || p.pp * p.vp > layers))
+    return bad_plan("vp=" + std::to_string(p.vp) + " needs pp >= 2 and pp x vp <= " + std::to_string(layers) + " layers");
+  if (p.ep > 1 && (w.experts == 0 || p.dp % p.ep != 0 || w.experts % p.ep != 0))
+    return bad_plan("ep=" + std::to_string(p.ep) + " needs a mixture-of-experts model whose experts and dp it divides");
+  return {};
 }
 
-Unexpected does_not_fit(const Plan& pl, int count, double batch) {
-  Memory m = detail::footprint(*pl.w, pl.task, pl.p, batch, count, *pl.a);
-  std::string msg = "'" + pl.w->id + "' does not fit: " + std::string(workload::to_string(pl.task)) + " at " +
-                    std::string(to_string(pl.p)) + ", batch " + num(batch) + " needs " + gib(m.required_bytes) +
-                    " per device on " + std::to_string(count) + " x " + pl.a->id + ", which has " +
-                    gib(m.usable_bytes) + " usable (" + num(detail::kUsableMemoryFraction * 100) + " % of " +
-                    gib(m.capacity_bytes) + "), short by " + gib(m.required_bytes - m.usable_bytes);
+Unexpected does_not_fit(const Setup& s, const Plan& plan, int count) {
+  Memory m = plan_memory(s, plan);
+  std::string msg = "'" + s.w->id + "' does not fit: " + std::string(workload::to_string(s.task)) + " at " +
+                    std::string(to_string(s.p)) + ", batch " + std::to_string(plan.mb) + " needs " +
+                    gib(m.required_bytes) + " per device on " + std::to_string(count) + " x " + s.a->id +
+                    " (plan " + to_string(plan) + "), which has " + gib(m.usable_bytes) + " usable (" +
+                    num(kUsableMemoryFraction * 100) + " % of " + gib(m.capacity_bytes) + "), short by " +
+                    gib(m.required_bytes - m.usable_bytes);
   for (int t = count + 1; t <= (1 << 20); t = t < 2 ? 2 : t * 2) {
-    if (detail::footprint(*pl.w, pl.task, pl.p, batch, t, *pl.a).fits) {
+    Plan wide = plan;
+    wide.tp = t, wide.dp = 1, wide.pp = 1, wide.zero = 0;
+    if (plan_memory(s, wide).fits) {
       msg += "; try --count " + std::to_string(t);
       break;
     }
   }
   return make_error(Errc::invalid_input, msg, "--count");
+}
+
+std::vector<int> powers_of_two_dividing(int n, int limit) {
+  std::vector<int> out;
+  for (int v = 1; v <= std::min(n, limit); v *= 2)
+    if (n % v == 0) out.push_back(v);
+  return out;
 }
 
 }  // namespace
@@ -282,135 +431,334 @@ Result<Precision> default_precision(const catalog::Accelerator& a, workload::Tas
                                            detail::precision_list(a));
 }
 
-Result<Prediction> predict(const Request& req) {
+Result<Evaluator> Evaluator::make(const Request& req) {
   ROOFTOP_TRY(check_request(req));
+  auto s = std::make_shared<Setup>();
+  s->a = req.accelerator;
+  s->w = req.workload;
+  s->req = req;
+  s->task = req.task;
   const catalog::Accelerator& a = *req.accelerator;
   const workload::Workload& w = *req.workload;
-
-  Plan pl;
-  pl.a = &a;
-  pl.w = &w;
-  pl.task = req.task;
   if (req.precision) {
-    pl.p = *req.precision;
+    s->p = *req.precision;
   } else {
     Result<Precision> p = default_precision(a, req.task);
     if (!p) return make_error(p.error());
-    pl.p = *p;
+    s->p = *p;
   }
-  ROOFTOP_TRY(detail::check_device(a, pl.p));
-  if (pl.task == Task::train && (is_integer(pl.p) || pl.p == Precision::fp4)) {
-    return make_error(Errc::unsupported, "training in " + std::string(to_string(pl.p)) +
+  ROOFTOP_TRY(detail::check_device(a, s->p));
+  if (s->task == Task::train && (is_integer(s->p) || s->p == Precision::fp4)) {
+    return make_error(Errc::unsupported, "training in " + std::string(to_string(s->p)) +
                                              " is not modelled; use bf16, fp16, fp8 or fp32", "--precision");
   }
-  pl.e = efficiency_for(a);
-  std::vector<Operator> train_ops;
-  if (pl.task == Task::train) {
-    train_ops = workload::training_ops(w);
-    pl.ops = &train_ops;
+  s->e = efficiency_for(a);
+  if (s->task == Task::train) {
+    // Training operators come from the training workload (train_forward:
+    // one sequence of the training length), never from the inference phases.
+    s->ops = workload::training_ops(w);
+    s->trainable = trainable_params(w);
+    for (const Operator& op : s->ops) {
+      if (op.phase != Phase::forward) continue;
+      if (op.kind == OpKind::norm) s->boundary_elems = std::max(s->boundary_elems, op.out_elems);
+      if (op.name.find("moe.router") != std::string::npos) s->moe_layers += op.repeat;
+      if (w.family == workload::Family::recsys && op.kind == OpKind::embedding) s->table_out_elems += op.out_elems * op.repeat;
+    }
+    if (s->boundary_elems == 0)
+      for (const Operator& op : s->ops)
+        if (op.phase == Phase::forward) s->boundary_elems = std::max(s->boundary_elems, op.out_elems);
   } else {
-    pl.ops = &w.ops;
-    pl.llm = std::any_of(w.ops.begin(), w.ops.end(), [](const Operator& op) { return op.phase == Phase::decode; });
-    pl.out_tokens = std::max(1, w.output_tokens);
+    s->ops = w.ops;
+    s->llm = std::any_of(w.ops.begin(), w.ops.end(), [](const Operator& op) { return op.phase == Phase::decode; });
+    s->out_tokens = std::max(1, w.output_tokens);
   }
+  s->fabric = detail::fabric_for(a, s->e);
+  Evaluator ev;
+  ev.s_ = std::move(s);
+  return ev;
+}
 
-  // Parallelism: as many data-parallel replicas as possible.
-  const double min_batch = req.batch ? *req.batch : 1;
-  pl.tensor = choose_tensor(pl, req.count, min_batch);
-  if (pl.tensor == 0) return does_not_fit(pl, req.count, min_batch);
-  pl.data = req.count / pl.tensor;
-  const bool needs_link = pl.tensor > 1 || (pl.task == Task::train && pl.data > 1);
-  if (needs_link) {
-    Result<detail::LinkChoice> link = detail::collective_link(a);
-    if (!link) return make_error(link.error());
-    pl.link = *link;
-    pl.tensor_bytes_per_s = detail::ring_bytes_per_s(pl.link, pl.tensor) * pl.e.link;
-    pl.data_bytes_per_s = detail::ring_bytes_per_s(pl.link, pl.data) * pl.e.link;
-  }
+Precision Evaluator::precision() const { return s_->p; }
+Memory Evaluator::memory(const Plan& plan) const { return plan_memory(*s_, plan); }
+int Evaluator::scale_up_domain() const { return s_->fabric ? s_->fabric->domain : 0; }
+Evaluator::Quick Evaluator::quick(const Plan& plan) const {
+  Quick q;
+  const Setup& s = *s_;
+  if (!check_plan(s, plan, s.req.count)) return q;
+  const bool needs_link = plan.tp > 1 || plan.pp > 1 || (s.task == Task::train && plan.dp > 1);
+  if (needs_link && !s.fabric) return q;
+  Memory m = plan_memory(s, plan);
+  q.memory_bytes = m.required_bytes;
+  if (!m.fits) return q;
+  Outcome o = outcome(s, plan, nullptr);
+  q.fits = true;
+  q.latency_s = o.latency_s;
+  q.throughput = o.throughput;
+  return q;
+}
+int Evaluator::max_micro_batch(const Plan& plan) const { return static_cast<int>(max_batch(*s_, plan)); }
 
-  const double limit = max_batch(pl);
-  const double batch = req.batch ? *req.batch : choose_batch(pl, req, limit);
+Result<Prediction> Evaluator::run(const Plan& plan) const {
+  const Setup& s = *s_;
+  const catalog::Accelerator& a = *s.a;
+  const workload::Workload& w = *s.w;
+  ROOFTOP_TRY(check_plan(s, plan, s.req.count));
+  const bool needs_link = plan.tp > 1 || plan.pp > 1 || (s.task == Task::train && plan.dp > 1);
+  if (needs_link && !s.fabric) return make_error(s.fabric.error());
 
   Prediction out;
   out.accelerator = a.id;
   out.model = w.id;
-  out.count = req.count;
-  out.task = pl.task;
-  out.precision = pl.p;
-  out.batch = static_cast<int>(batch);
-  out.parallelism = {pl.data, pl.tensor, 1};
-  out.memory = detail::footprint(w, pl.task, pl.p, batch, pl.tensor, a);
-  if (!out.memory.fits) return does_not_fit(pl, req.count, batch);
+  out.count = s.req.count;
+  out.task = s.task;
+  out.precision = s.p;
+  out.batch = plan.mb;
+  out.plan = plan;
+  out.parallelism = {plan.dp, plan.tp, plan.pp, plan.ep};
+  out.memory = plan_memory(s, plan);
+  if (!out.memory.fits) return does_not_fit(s, plan, s.req.count);
 
-  Outcome o = evaluate(pl, req, batch, req.detail ? &out.per_op : nullptr);
+  Outcome o = outcome(s, plan, s.req.detail ? &out.per_op : nullptr);
   out.throughput = o.throughput;
-  out.throughput_unit = pl.task == Task::train && w.throughput_unit != "tokens/s" ? "samples/s" : w.throughput_unit;
+  out.samples_per_s = o.samples_per_s;
+  out.throughput_unit = s.task == Task::train && w.throughput_unit != "tokens/s" ? "samples/s" : w.throughput_unit;
   out.latency_s = o.latency_s;
   out.ttft_s = o.ttft_s;
   out.tpot_s = o.tpot_s;
-  const Sums& s = o.sums;
-  double top = std::max({s.compute_s, s.memory_s, s.overhead_s, s.comm_s});
-  out.bound = top == s.compute_s ? Bound::compute
-              : top == s.memory_s ? Bound::memory
-              : top == s.comm_s   ? Bound::communication
-                                  : Bound::overhead;
+  out.bubble_fraction = o.bubble;
+  const Sums& sm = o.sums;
+  double top = std::max({sm.compute_s, sm.memory_s, sm.overhead_s, sm.comm_s});
+  out.bound = top == sm.compute_s ? Bound::compute
+              : top == sm.memory_s ? Bound::memory
+              : top == sm.comm_s   ? Bound::communication
+                                   : Bound::overhead;
   double total = 0;
   for (const OpPrediction& op : out.per_op) total += op.time_s;
   for (OpPrediction& op : out.per_op) op.share = total > 0 ? op.time_s / total : 0;
 
   if (needs_link) {
+    const detail::Fabric& f = *s.fabric;
     Communication& c = out.communication;
-    c.link = pl.link.name;
-    int n = pl.task == Task::train && pl.data > 1 ? pl.data : pl.tensor;
-    double bw = pl.task == Task::train && pl.data > 1 ? pl.data_bytes_per_s : pl.tensor_bytes_per_s;
-    c.bytes = pl.task == Task::train && pl.data > 1 ? o.grad_bytes : tensor_payload_bytes(pl, batch);
-    // Training: tensor-parallel all-reduces plus the whole gradient all-reduce
-    // (hidden or not); LLM inference: per output token.
-    c.time_s = pl.task == Task::train ? s.comm_s - o.exposed_s + o.grad_allreduce_s
-               : pl.llm               ? s.comm_s / pl.out_tokens
-                                      : s.comm_s;
-    double probe = c.bytes > 0 ? c.bytes : 1 << 20;  // eta of the gradient payload, or of 1 MiB
-    double t = ring_allreduce_s(probe, n, bw, pl.e.link_latency_s);
-    c.eta = bandwidth_utilisation(n, allreduce_busbw(probe, n, t), pl.link.peak_bytes_per_s);
+    c = o.comm;
+    c.link = f.up.name;
+    // Does any group leave its scale-up domain?
+    const bool out_tp = detail::ranks_per_domain(plan.tp, 1, f) < plan.tp;
+    const bool out_dp = s.task == Task::train && detail::ranks_per_domain(plan.dp, plan.tp, f) < plan.dp;
+    const bool out_pp = detail::ranks_per_domain(plan.pp, plan.tp * plan.dp, f) < plan.pp;
+    if (out_tp || out_dp || out_pp) {
+      c.scale_out = f.out_name.empty() ? f.up.name + " (no scale-out network in the catalog)" : f.out_name;
+      c.link += " + " + c.scale_out;
+    }
+    const bool dp_main = s.task == Task::train && plan.dp > 1;
+    const int n = dp_main ? plan.dp : plan.tp > 1 ? plan.tp : plan.pp;
+    const int stride = dp_main ? plan.tp : plan.tp > 1 ? 1 : plan.tp * plan.dp;
+    double probe = c.bytes > 0 ? c.bytes : 1 << 20;  // eta of the main payload, or of 1 MiB
+    double t = detail::collective_s(detail::Collective::all_reduce, probe, n, stride, f);
+    c.eta = bandwidth_utilisation(n, allreduce_busbw(probe, n, t), f.up.peak_bytes_per_s);
   }
 
   auto say = [&](std::string name, std::string value, std::string source) {
     out.assumptions.push_back({std::move(name), std::move(value), std::move(source)});
   };
-  say("compute_efficiency", num(pl.e.compute), pl.e.source);
-  say("memory_efficiency", num(pl.e.memory), pl.e.source);
-  say("op_overhead_s", num(pl.e.op_overhead_s), pl.e.source);
-  say("usable_memory_fraction", num(detail::kUsableMemoryFraction), "docs/model.md#memory (vLLM gpu_memory_utilization default)");
-  if (!req.precision) say("precision", std::string(to_string(pl.p)), "docs/model.md#precision (default for the task)");
-  if (!req.batch) {
-    std::string how = req.scenario == Scenario::single_stream && pl.task == Task::infer ? "single-stream: 1"
-                      : req.scenario == Scenario::server && pl.task == Task::infer
-                          ? "server: largest batch within the latency target"
-                          : "smallest batch within 1 % of the best throughput (memory limit " + num(limit) + ")";
-    say("batch_choice", how, "docs/model.md#batch");
-  }
-  if (req.scenario == Scenario::server && pl.task == Task::infer) {
-    say("latency_target_s", pl.llm ? "tpot " + num(req.latency_target_s.value_or(kLlmTpotS)) + ", ttft " + num(kLlmTtftS)
-                                   : num(req.latency_target_s.value_or(kServerLatencyS)),
+  say("compute_efficiency", num(s.e.compute), s.e.source);
+  say("memory_efficiency", num(s.e.memory), s.e.source);
+  say("op_overhead_s", num(s.e.op_overhead_s), s.e.source);
+  say("usable_memory_fraction", num(kUsableMemoryFraction), "docs/model.md#memory (vLLM gpu_memory_utilization default)");
+  say("plan", to_string(plan), "docs/model.md#plans");
+  if (!s.req.precision) say("precision", std::string(to_string(s.p)), "docs/model.md#precision (default for the task)");
+  if (s.req.scenario == Scenario::server && s.task == Task::infer) {
+    say("latency_target_s", s.llm ? "tpot " + num(s.req.latency_target_s.value_or(kLlmTpotS)) + ", ttft " + num(kLlmTtftS)
+                                  : num(s.req.latency_target_s.value_or(kServerLatencyS)),
         "docs/model.md#batch (MLPerf llama2-70b server bounds for LLMs)");
   }
-  if (pl.task == Task::infer)
+  if (s.task == Task::infer)
     say("fusion", "elementwise ops fused into their producer; CNN batch norm folded into the conv", "docs/model.md#fusion");
-  if (pl.llm) say("llm_batching", "continuous: tokens/s = data x B x O / (prefill(B) + (O - 1) x decode_step(B))", "docs/model.md#llm");
-  if (pl.tensor > 1) say("tensor_parallel", std::to_string(pl.tensor) + " (one device cannot hold the model)", "docs/model.md#parallelism");
+  if (s.llm) say("llm_batching", "continuous: tokens/s = data x B x O / (prefill(B) + (O - 1) x decode_step(B))", "docs/model.md#llm");
   if (needs_link) {
-    say("link", pl.link.name + " " + num(pl.link.peak_bytes_per_s / 1e9) + " GB/s per direction", a.id + " catalog entry");
-    say("link_efficiency", num(pl.e.link), pl.e.source);
-    say("link_latency_s", num(pl.e.link_latency_s), "docs/model.md#collectives (NCCL tuning.cc Ring/LL)");
+    const detail::Fabric& f = *s.fabric;
+    say("link", f.up.name + " " + num(f.up.peak_bytes_per_s / 1e9) + " GB/s per direction", a.id + " catalog entry");
+    if (f.domain > 0) say("scale_up_domain", std::to_string(f.domain) + " devices", a.id + " catalog entry");
+    if (!f.out_name.empty())
+      say("scale_out", f.out_name + " " + num(f.out_bytes_per_s / 1e9) + " GB/s per device per direction", a.id + " catalog entry");
+    say("link_efficiency", num(s.e.link), s.e.source);
+    say("link_latency_s", num(f.up_latency_s), "docs/model.md#collectives (NCCL tuning.cc Ring/LL)");
   }
-  if (req.count % pl.tensor != 0) say("idle_devices", std::to_string(req.count % pl.tensor), "count is not a multiple of the tensor-parallel degree");
-  if (pl.task == Task::train) {
-    say("optimizer", "Adam, mixed precision: weights + grads in " + std::string(to_string(pl.p)) + ", fp32 master + m + v", "docs/model.md#memory");
-    say("grad_accumulation", std::to_string(req.grad_accumulation), "docs/model.md#training");
-    say("straggler_factor", num(straggler_factor(pl.data, req.straggler_cv)), "docs/model.md#stragglers (Blom)");
+  if (s.req.count > plan.devices())
+    say("idle_devices", std::to_string(s.req.count - plan.devices()), "count is not a multiple of the tensor-parallel degree");
+  if (s.task == Task::train) {
+    say("optimizer", "Adam, mixed precision: weights + grads in " + std::string(to_string(s.p)) + ", fp32 master + m + v", "docs/model.md#memory");
+    say("pipeline_schedule", plan.pp > 1 ? (plan.vp > 1 ? "interleaved 1F1B, bubble " : "1F1B, bubble ") + num(out.bubble_fraction) : "none",
+        "docs/model.md#pipeline (Narayanan et al. SC'21)");
+    say("straggler_factor", num(straggler_factor(plan.devices(), s.req.straggler_cv)), "docs/model.md#stragglers (Blom)");
   }
   if (!w.unsupported_ops.empty()) say("unsupported_ops", std::to_string(w.unsupported_ops.size()) + " ops not costed", w.id);
   return out;
+}
+
+Result<Prediction> evaluate(const Request& req, const Plan& plan) {
+  Result<Evaluator> ev = Evaluator::make(req);
+  if (!ev) return make_error(ev.error());
+  return ev->run(plan);
+}
+
+Result<Prediction> predict(const Request& req) {
+  Result<Evaluator> made = Evaluator::make(req);
+  if (!made) return make_error(made.error());
+  const Evaluator& ev = *made;
+  const Setup& s = *ev.s_;
+  const workload::Workload& w = *s.w;
+  const int count = req.count;
+  PlanSpec spec = req.plan;
+  if (req.batch) {
+    if (spec.mb && *spec.mb != *req.batch)
+      return bad_plan("mb=" + std::to_string(*spec.mb) + " disagrees with --batch " + std::to_string(*req.batch));
+    spec.mb = req.batch;
+  }
+  if (!spec.ga && req.grad_accumulation != 1) spec.ga = req.grad_accumulation;
+  if (req.global_batch && *req.global_batch < 1)
+    return make_error(Errc::invalid_input, "global batch must be at least 1", "--global-batch");
+  const int gb = s.task == Task::train && req.global_batch ? *req.global_batch : 0;  // 0: free
+  // The fixed keys must fit the device count.
+  const int fixed_model = spec.tp.value_or(1) * spec.pp.value_or(1);
+  if (count % fixed_model != 0)
+    return bad_plan("tp x pp = " + std::to_string(fixed_model) + " does not divide --count " + std::to_string(count));
+  if (spec.dp && *spec.dp * fixed_model != count && (spec.tp || s.task == Task::train))
+    return bad_plan("dp=" + std::to_string(*spec.dp) + " x tp x pp = " + std::to_string(*spec.dp * fixed_model) +
+                    " is not --count " + std::to_string(count));
+  if (spec.tp && w.heads > 0 && (*spec.tp > w.heads || w.heads % *spec.tp != 0))
+    return bad_plan("tp=" + std::to_string(*spec.tp) + " does not divide the " + std::to_string(w.heads) +
+                    " attention heads of '" + w.id + "'");
+
+  auto base = [&](int tp, int pp) {
+    Plan p;
+    p.tp = tp;
+    p.pp = pp;
+    p.dp = spec.dp.value_or(count / (tp * pp));
+    p.ep = spec.ep.value_or(1);
+    p.vp = spec.vp.value_or(1);
+    p.ga = spec.ga.value_or(1);
+    p.zero = spec.zero.value_or(0);
+    p.recompute = spec.recompute.value_or(Recompute::none);
+    p.sp = spec.sp.value_or(s.task == Task::train && tp > 1);
+    p.mb = spec.mb.value_or(1);
+    return p;
+  };
+  const int domain = s.fabric ? s.fabric->domain : 0;
+
+  if (s.task == Task::infer) {
+    // Data parallel unless one device cannot hold the model: the smallest
+    // power-of-two tensor-parallel degree (or `count`) at which the batch fits.
+    int tp = 0;
+    if (spec.tp) tp = *spec.tp;
+    else {
+      auto fits = [&](int t) {
+        Plan p = base(t, 1);
+        p.dp = count / t;
+        return plan_memory(s, p).fits;
+      };
+      for (int t = 1; t <= count && !tp; t *= 2)
+        if (fits(t) && (w.heads == 0 || w.heads % t == 0)) tp = t;
+      if (!tp && fits(count)) tp = count;
+      if (!tp) {
+        Plan p = base(count, 1);
+        p.dp = 1;
+        return does_not_fit(s, p, count);
+      }
+    }
+    Plan p = base(tp, spec.pp.value_or(1));
+    if (!spec.dp) p.dp = count / (tp * p.pp);
+    if (!spec.mb) {
+      ROOFTOP_TRY(check_plan(s, p, count));
+      const double limit = max_batch(s, p);
+      if (limit < 1) return does_not_fit(s, p, count);
+      p.mb = static_cast<int>(choose_batch(s, p, limit));
+    }
+    return ev.run(p);
+  }
+
+  // Training: every divisor split (powers of two for tp and pp), ZeRO stage
+  // and recompute the spec leaves open, the micro-batch per split; the
+  // simplest plan within 1 % of the best throughput wins.
+  std::vector<int> tps = spec.tp ? std::vector<int>{*spec.tp}
+                                 : powers_of_two_dividing(count, domain > 0 ? domain : count);
+  std::vector<int> zeros = spec.zero ? std::vector<int>{*spec.zero} : std::vector<int>{0, 1, 2, 3};
+  const bool shape = w.layers > 0 && w.heads > 0;
+  std::vector<Recompute> rcs = spec.recompute ? std::vector<Recompute>{*spec.recompute}
+                               : shape        ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
+                                              : std::vector<Recompute>{Recompute::none};
+  struct Found {
+    Plan plan;
+    double throughput;
+  };
+  std::vector<Found> found;
+  Plan smallest_miss;
+  bool any_valid = false;
+  for (int zero : zeros) {
+    for (Recompute rc : rcs) {
+      for (int tp : tps) {
+        if (w.heads > 0 && (tp > w.heads || w.heads % tp != 0)) continue;
+        std::vector<int> pps = spec.pp ? std::vector<int>{*spec.pp}
+                                       : powers_of_two_dividing(count / tp, std::max(1, w.layers));
+        for (int pp : pps) {
+          if (count % (tp * pp) != 0) continue;
+          Plan p = base(tp, pp);
+          p.zero = zero;
+          p.recompute = rc;
+          if (zero > 0 && p.dp == 1 && !spec.zero) continue;  // nothing to shard over
+          if (!check_plan(s, p, count)) continue;
+          any_valid = true;
+          smallest_miss = p;
+          if (gb > 0) {
+            // The global batch fixes mb x ga per data-parallel rank.
+            if (gb % p.dp != 0) continue;
+            const int per_rank = gb / p.dp;
+            for (int mb = 1; mb <= per_rank; ++mb) {  // every divisor of the per-rank batch
+              if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
+              if (spec.ga && per_rank / mb != *spec.ga) continue;
+              p.mb = mb;
+              p.ga = per_rank / mb;
+              if (!plan_memory(s, p).fits) break;
+              found.push_back({p, outcome(s, p, nullptr).throughput});
+            }
+            continue;
+          }
+          if (spec.mb) {
+            if (!plan_memory(s, p).fits) continue;
+            found.push_back({p, outcome(s, p, nullptr).throughput});
+            continue;
+          }
+          const double limit = max_batch(s, p);
+          if (limit < 1) continue;
+          for (double b = 1; b <= limit; b *= 2) {
+            p.mb = static_cast<int>(b);
+            found.push_back({p, outcome(s, p, nullptr).throughput});
+          }
+          if (p.mb < limit) {
+            p.mb = static_cast<int>(limit);
+            found.push_back({p, outcome(s, p, nullptr).throughput});
+          }
+        }
+      }
+    }
+  }
+  if (found.empty()) {
+    if (!any_valid) {
+      Plan p = base(spec.tp.value_or(1), spec.pp.value_or(1));
+      ROOFTOP_TRY(check_plan(s, p, count));
+      return bad_plan("no plan of the given keys fits --count " + std::to_string(count));
+    }
+    smallest_miss.mb = spec.mb.value_or(1);
+    if (gb > 0 && plan_memory(s, smallest_miss).fits)
+      return make_error(Errc::invalid_input, "no plan splits global batch " + std::to_string(gb) + " evenly over --count " +
+                                                 std::to_string(count) + " (dp x mb x ga must equal it)",
+                        "--global-batch");
+    return does_not_fit(s, smallest_miss, count);
+  }
+  double best = 0;
+  for (const Found& f : found) best = std::max(best, f.throughput);
+  for (const Found& f : found)
+    if (f.throughput >= kNearBest * best) return ev.run(f.plan);
+  return ev.run(found.front().plan);
 }
 
 }  // namespace rooftop::model

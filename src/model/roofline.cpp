@@ -40,13 +40,9 @@ Result<LinkChoice> collective_link(const catalog::Accelerator& a) {
   if (a.scale_up.bytes_per_s_per_direction.known() && *a.scale_up.bytes_per_s_per_direction.value > 0) {
     c.name = a.scale_up.name.empty() ? "scale-up link" : a.scale_up.name;
     c.peak_bytes_per_s = *a.scale_up.bytes_per_s_per_direction.value;
-    // Full-mesh fabrics (AMD Infinity Fabric/xGMI, Gaudi's on-die RoCE ports):
-    // the quoted figure is the sum over 7 peer links of an 8-device board.
-    std::string n = to_lower(c.name);
-    if (n.find("infinity") != std::string::npos || n.find("xgmi") != std::string::npos ||
-        n.find("roce") != std::string::npos) {
-      c.peers = 7;
-    }
+    // A full mesh (AMD Infinity Fabric boards, Gaudi's RoCE ports, Ascend
+    // HCCS): the catalog's figure is the sum over `peers` direct links.
+    if (a.domain.topology == catalog::Topology::full_mesh) c.peers = std::max(1.0, a.domain.peers.or_else(1));
     return c;
   }
   if (a.host.bytes_per_s_per_direction.known() && *a.host.bytes_per_s_per_direction.value > 0) {
@@ -63,6 +59,83 @@ Result<LinkChoice> collective_link(const catalog::Accelerator& a) {
 double ring_bytes_per_s(const LinkChoice& link, int n) {
   if (link.peers <= 1) return link.peak_bytes_per_s;
   return link.peak_bytes_per_s * std::min<double>(n - 1, link.peers) / link.peers;
+}
+
+Result<Fabric> fabric_for(const catalog::Accelerator& a, const Efficiency& e) {
+  Result<LinkChoice> up = collective_link(a);
+  if (!up) return make_error(up.error());
+  Fabric f;
+  f.up = *up;
+  f.link_efficiency = e.link;
+  f.up_latency_s = a.domain.latency_s.known() ? *a.domain.latency_s.value : e.link_latency_s;
+  if (a.scale_up.bytes_per_s_per_direction.known()) f.domain = static_cast<int>(a.domain.devices.or_else(0));
+  else f.domain = static_cast<int>(a.devices_per_node.or_else(0));  // PCIe-only parts: one server
+  if (a.scale_out.bytes_per_s_per_direction.known() && *a.scale_out.bytes_per_s_per_direction.value > 0) {
+    f.out_name = a.scale_out.name.empty() ? "scale-out network" : a.scale_out.name;
+    f.out_bytes_per_s = *a.scale_out.bytes_per_s_per_direction.value;
+    f.out_latency_s = a.scale_out_latency_s.or_else(kNetworkLatencyS);
+  }
+  return f;
+}
+
+int ranks_per_domain(int n, int stride, const Fabric& f) {
+  if (f.domain <= 0) return n;                  // one domain holds everything
+  if (stride >= f.domain) return 1;
+  return std::max(1, std::min(n, f.domain / std::max(1, stride)));
+}
+
+namespace {
+// One flat collective over n ranks at `bw` bytes/s per rank and `lat` per step.
+double flat_s(Collective c, double bytes, int n, double bw, double lat, bool tree_ok) {
+  if (n <= 1 || bytes <= 0) return 0;
+  const double frac = double(n - 1) / n;
+  switch (c) {
+    case Collective::all_reduce: {
+      // Ring: 2 (n-1)/n S / B + 2 (n-1) alpha. NCCL switches to a (double
+      // binary) tree when the latency term dominates: 2 log2(n) alpha.
+      double steps = 2.0 * (n - 1);
+      if (tree_ok) steps = std::min(steps, 2.0 * std::ceil(std::log2(n)));
+      return 2 * frac * bytes / bw + steps * lat;
+    }
+    case Collective::reduce_scatter:
+    case Collective::all_gather: return frac * bytes / bw + (n - 1) * lat;
+    case Collective::all_to_all: return frac * bytes / bw + (n - 1) * lat;
+    case Collective::p2p: return bytes / bw + lat;
+  }
+  return 0;
+}
+}  // namespace
+
+double collective_s(Collective c, double bytes, int n, int stride, const Fabric& f) {
+  if (n <= 1 || bytes <= 0) return 0;
+  const int local = ranks_per_domain(n, stride, f);
+  const double up_bw = ring_bytes_per_s(f.up, local) * f.link_efficiency;
+  if (local >= n) return flat_s(c, bytes, n, up_bw, f.up_latency_s, false);
+  // Across domains. Without a known scale-out network the scale-up figures
+  // stand in (docs/model.md#collectives says so in the prediction's notes).
+  const double out_bw = (f.out_bytes_per_s > 0 ? f.out_bytes_per_s : f.up.peak_bytes_per_s) * f.link_efficiency;
+  const double out_lat = f.out_bytes_per_s > 0 ? f.out_latency_s : f.up_latency_s;
+  const int across = n / local;
+  if (c == Collective::p2p) return flat_s(c, bytes, 2, out_bw, out_lat, false);
+  if (c == Collective::all_to_all) {
+    // Each rank sends 1/n of its buffer to every other rank: (local - 1) of
+    // those parts stay inside the domain, (n - local) cross it.
+    return bytes * (local - 1.0) / n / up_bw + (local - 1) * f.up_latency_s + bytes * double(n - local) / n / out_bw +
+           (across - 1) * out_lat;
+  }
+  // Hierarchical: reduce-scatter inside the domain, the collective across
+  // domains on 1/local of the buffer (each local rank on its own NIC), then
+  // all-gather inside. NCCL and HCCL pipeline the two levels (chunks move
+  // across while the next ones are reduced inside), so the slower level sets
+  // the time; each level's latency is paid once.
+  double inside = 0;
+  if (c == Collective::all_reduce)
+    inside = flat_s(Collective::reduce_scatter, bytes, local, up_bw, f.up_latency_s, false) +
+             flat_s(Collective::all_gather, bytes, local, up_bw, f.up_latency_s, false);
+  else
+    inside = flat_s(c, bytes, local, up_bw, f.up_latency_s, false);
+  const double across_s = flat_s(c, bytes / local, across, out_bw, out_lat, true);
+  return std::max(inside, across_s);
 }
 
 std::string precision_list(const catalog::Accelerator& a) {
@@ -181,11 +254,9 @@ Result<double> stream_bytes_per_s(const catalog::Accelerator& a, double bytes) {
 
 Result<double> allreduce_busbw_bytes_per_s(const catalog::Accelerator& a, int n, double bytes) {
   if (n < 2) return make_error(Errc::invalid_input, "an all-reduce needs at least 2 devices");
-  Result<detail::LinkChoice> link = detail::collective_link(a);
-  if (!link) return make_error(link.error());
-  Efficiency e = efficiency_for(a);
-  double bw = detail::ring_bytes_per_s(*link, n) * e.link;
-  return allreduce_busbw(bytes, n, ring_allreduce_s(bytes, n, bw, e.link_latency_s));
+  Result<detail::Fabric> f = detail::fabric_for(a, efficiency_for(a));
+  if (!f) return make_error(f.error());
+  return allreduce_busbw(bytes, n, detail::collective_s(detail::Collective::all_reduce, bytes, n, 1, *f));
 }
 
 Result<double> copy_bytes_per_s(const catalog::Accelerator& a, bool bidirectional) {

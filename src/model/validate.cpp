@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <regex>
 
 #include "core/text.h"
@@ -60,6 +62,12 @@ std::optional<double> leading_number(const std::string& s) {
   return std::stod(m[1]);
 }
 
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
 // First word of a precision cell: "FP8 (e4m3fn)" -> fp8, "FP64 data" -> fp64.
 std::optional<Precision> row_precision(const std::string& cell) {
   std::string word;
@@ -79,6 +87,7 @@ std::optional<double> unit_scale(const std::string& unit) {
   if (u == "tb/s") return 1e-12;
   if (u == "samples/s" || u == "tokens/s" || u == "queries/s") return 1;
   if (u == "s") return 1;
+  if (u == "minutes" || u == "min") return 1;  // training rows are predicted in minutes
   if (u == "ms") return 1e3;
   if (u == "us") return 1e6;
   return std::nullopt;
@@ -112,8 +121,19 @@ Result<double> predict_interconnect(const MeasurementRow& r, const catalog::Acce
   std::string text = to_lower(r.workload + " " + r.model_id);
   std::smatch m;
   static const std::regex nodes_re(R"(\b([0-9]+)\s*nodes?\b)");
-  if (std::regex_search(text, m, nodes_re) && std::stoi(m[1]) > 1)
-    return make_error(Errc::unsupported, "spans " + m[1].str() + " nodes: the catalog has no scale-out network bandwidth");
+  catalog::Accelerator system = a;
+  std::string over;
+  if (std::regex_search(text, m, nodes_re) && std::stoi(m[1]) > 1) {
+    // Several nodes: the collective is hierarchical over the catalog's
+    // scale-out network, with count / nodes devices per scale-up domain.
+    const int nodes = std::stoi(m[1]);
+    if (!a.scale_out.bytes_per_s_per_direction.known())
+      return make_error(Errc::unsupported, "spans " + m[1].str() + " nodes: the catalog has no scale-out network for '" +
+                                               a.id + "'");
+    if (r.count % nodes != 0) return make_error(Errc::invalid_input, "accelerator_count is not a multiple of the nodes");
+    system.domain.devices = catalog::Sourced{double(r.count / nodes), "the row's nodes"};
+    over = " over " + std::to_string(nodes) + " nodes (" + a.scale_out.name + ")";
+  }
   if (text.find("all-reduce") != std::string::npos || text.find("allreduce") != std::string::npos) {
     if (to_lower(r.metric).find("busbw") == std::string::npos)
       return make_error(Errc::unsupported, "only all-reduce bus bandwidth (busbw) is predicted");
@@ -123,8 +143,8 @@ Result<double> predict_interconnect(const MeasurementRow& r, const catalog::Acce
       int power = static_cast<int>(std::string("kmgt").find(m[2].str()[0])) + 1;
       bytes = std::stod(m[1]) * std::pow(m[3].length() ? 1024.0 : 1000.0, power);
     }
-    method = "ring all-reduce busbw, " + iec_bytes(bytes) + " over " + std::to_string(r.count);
-    return allreduce_busbw_bytes_per_s(a, r.count, bytes);
+    method = "all-reduce busbw, " + iec_bytes(bytes) + " over " + std::to_string(r.count) + over;
+    return allreduce_busbw_bytes_per_s(system, r.count, bytes);
   }
   if (text.find("copy") != std::string::npos || text.find("memcpy") != std::string::npos) {
     bool both = text.find("bidirectional") != std::string::npos;
@@ -136,7 +156,7 @@ Result<double> predict_interconnect(const MeasurementRow& r, const catalog::Acce
 
 Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerator& a, const WorkloadLoader& load,
                               std::string& method) {
-  Result<workload::Workload> w = load(r.model_id);
+  Result<workload::Workload> w = load(r.model_id, workload::BuildOptions{});
   if (!w) return make_error(w.error());
   Request req;
   req.accelerator = &a;
@@ -163,6 +183,50 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   if (unit == "tokens/s" && p->throughput_unit != "tokens/s")
     return make_error(Errc::unsupported, "row is in tokens/s but '" + w->id + "' is measured in " + p->throughput_unit);
   return per_device;
+}
+
+// MLPerf Training (time to train, minutes) and vendor training throughput
+// (tokens/s) rows: predict() searches the plan under the row's device count
+// and global batch; time to train = RCP samples to the target / samples/s.
+Result<double> predict_training(const MeasurementRow& r, const catalog::Accelerator& a, const WorkloadLoader& load,
+                                const std::vector<ConvergencePoint>& rcps, std::string& method) {
+  const Benchmark* bench = mlperf_benchmark(r.model_id);
+  workload::BuildOptions shape;
+  if (bench && bench->train_seq_len > 0) shape.seq_len = bench->train_seq_len;
+  if (bench && bench->pairs_per_sample > 0) shape.pairs_per_sample = bench->pairs_per_sample;
+  Result<workload::Workload> w = load(r.model_id, shape);
+  if (!w) return make_error(w.error());
+  if (bench && bench->lora) *w = workload::with_lora(std::move(*w));
+  Request req;
+  req.accelerator = &a;
+  req.workload = &*w;
+  req.count = r.count;
+  req.task = workload::Task::train;
+  req.detail = false;
+  if (!trim(r.precision).empty()) {
+    std::optional<Precision> p = row_precision(r.precision);
+    if (!p) return make_error(Errc::invalid_input, "precision '" + r.precision + "' not recognised");
+    req.precision = p;
+  }
+  std::optional<double> g = leading_number(r.batch);
+  if (g && *g >= 1) req.global_batch = static_cast<int>(*g);
+  Result<Prediction> p = predict(req);
+  if (!p) return make_error(p.error());
+  method = "predict train " + w->id + " " + std::string(to_string(p->precision)) + " plan " + to_string(p->plan);
+  std::string unit = to_lower(trim(r.unit));
+  if (unit == "minutes" || unit == "min") {
+    if (!req.global_batch) return make_error(Errc::invalid_input, "time to train needs the global batch (batch_size)");
+    Result<SamplesToTarget> n = samples_to_target(rcps, r.model_id, *req.global_batch);
+    if (!n) return make_error(n.error());
+    method += "; " + num(n->samples) + " samples, " + n->how;
+    return n->samples / p->samples_per_s / 60;
+  }
+  if (unit == "tokens/s") {
+    if (p->throughput_unit != "tokens/s") return make_error(Errc::unsupported, "'" + w->id + "' is not measured in tokens");
+    return p->throughput / r.count;
+  }
+  if (unit == "samples/s") return p->samples_per_s / r.count;
+  return make_error(Errc::unsupported, "training rows are predicted in minutes, tokens/s or samples/s");
 }
 
 }  // namespace
@@ -208,7 +272,8 @@ Result<std::vector<MeasurementRow>> parse_measurements(std::string_view text, co
   return rows;
 }
 
-RowResult predict_row(const MeasurementRow& r, const catalog::Catalog& cat, const WorkloadLoader& load) {
+RowResult predict_row(const MeasurementRow& r, const catalog::Catalog& cat, const WorkloadLoader& load,
+                      const std::vector<ConvergencePoint>& rcps) {
   RowResult out{r.id, r.accelerator_id, r.model_id, r.category, r.metric, r.unit, r.measured, std::nullopt, 0, "", ""};
   Result<const catalog::Accelerator*> a = cat.get(r.accelerator_id);
   if (!a) {
@@ -226,6 +291,7 @@ RowResult predict_row(const MeasurementRow& r, const catalog::Catalog& cat, cons
   else if (cat_name.find("memory_bw") != std::string::npos) v = predict_stream(r, **a, out.method);
   else if (cat_name.find("interconnect") != std::string::npos) v = predict_interconnect(r, **a, out.method);
   else if (cat_name.find("inference") != std::string::npos) v = predict_mlperf(r, **a, load, out.method);
+  else if (cat_name.find("train") != std::string::npos) v = predict_training(r, **a, load, rcps, out.method);
   if (!v) {
     out.reason = v.error().message;
     return out;
@@ -243,15 +309,40 @@ double median_abs(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-Validation validate(const std::vector<MeasurementRow>& rows, const catalog::Catalog& cat, const WorkloadLoader& load) {
+Validation validate(const std::vector<MeasurementRow>& rows, const catalog::Catalog& cat, const WorkloadLoader& load,
+                    const std::vector<ConvergencePoint>& rcps) {
   Validation v;
   std::vector<double> errors;
   for (const MeasurementRow& r : rows) {
-    v.rows.push_back(predict_row(r, cat, load));
+    v.rows.push_back(predict_row(r, cat, load, rcps));
     if (v.rows.back().predicted) errors.push_back(v.rows.back().error_pct), ++v.predicted;
   }
   if (!errors.empty()) v.mdape_pct = median_abs(errors);
   return v;
+}
+
+}  // namespace rooftop::model
+
+namespace rooftop::model {
+
+std::vector<GroupError> group_errors(const Validation& v) {
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<std::vector<double>, int>> by;
+  auto add = [&](const std::string& g, const RowResult& r) {
+    if (!by.count(g)) order.push_back(g);
+    auto& e = by[g];
+    ++e.second;
+    if (r.predicted) e.first.push_back(r.error_pct);
+  };
+  for (const RowResult& r : v.rows) add(r.category, r);
+  for (const RowResult& r : v.rows)
+    add(to_lower(r.category).rfind("microbench", 0) == 0 ? "micro-benchmark" : "end-to-end", r);
+  std::vector<GroupError> out;
+  for (const std::string& g : order) {
+    const auto& e = by[g];
+    out.push_back({g, static_cast<int>(e.first.size()), e.second, median_abs(e.first)});
+  }
+  return out;
 }
 
 }  // namespace rooftop::model

@@ -15,6 +15,7 @@
 
 #include "catalog/catalog.h"
 #include "core/result.h"
+#include "model/convergence.h"
 #include "workload/workload.h"
 
 namespace rooftop::model {
@@ -47,10 +48,23 @@ struct Validation {
   int predicted = 0;
 };
 
-using WorkloadLoader = std::function<Result<workload::Workload>(const std::string& model_id)>;
+using WorkloadLoader =
+    std::function<Result<workload::Workload>(const std::string& model_id, const workload::BuildOptions& shape)>;
 
-RowResult predict_row(const MeasurementRow& row, const catalog::Catalog& cat, const WorkloadLoader& load);
-Validation validate(const std::vector<MeasurementRow>& rows, const catalog::Catalog& cat, const WorkloadLoader& load);
+// `rcps`: MLCommons reference convergence points for mlperf_training rows
+// (time to train = samples to the target / predicted samples per second).
+RowResult predict_row(const MeasurementRow& row, const catalog::Catalog& cat, const WorkloadLoader& load,
+                      const std::vector<ConvergencePoint>& rcps = {});
+Validation validate(const std::vector<MeasurementRow>& rows, const catalog::Catalog& cat, const WorkloadLoader& load,
+                    const std::vector<ConvergencePoint>& rcps = {});
+
+// MdAPE per category, and for micro-benchmark vs end-to-end rows.
+struct GroupError {
+  std::string group;   // "microbench_gemm", ..., "micro-benchmark", "end-to-end"
+  int predicted = 0, rows = 0;
+  double mdape_pct = 0;
+};
+std::vector<GroupError> group_errors(const Validation& v);
 
 // Median of |x| (0 for an empty list).
 double median_abs(std::vector<double> values);

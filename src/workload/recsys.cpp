@@ -38,6 +38,7 @@ std::optional<Workload> build_dlrm_yaml(YamlMap& m, const BuildOptions& opts) {
   double dcn_layers = double(m.integer("dcn_layers", false, 1, 64).value_or(3));
   double dcn_rank = double(m.integer("dcn_rank", false, 1, 1 << 16).value_or(512));
   double pairs = m.num("pairs_per_sample", false, 1, 1e9).value_or(1);
+  if (opts.pairs_per_sample) pairs = *opts.pairs_per_sample;
   m.finish();
   if (hots.empty()) hots.assign(rows.size(), 1);
   if (!rows.empty() && hots.size() != rows.size()) m.error("'lookups' must have one entry per table");

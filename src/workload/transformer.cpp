@@ -161,6 +161,8 @@ Workload build_transformer(const TransformerConfig& base, const BuildOptions& op
 
   Workload w;
   w.seq_len = encoder_tokens(c);
+  w.layers = c.layers, w.hidden = c.hidden, w.heads = c.heads, w.kv_heads = c.kv_heads;
+  w.experts = c.experts, w.top_k = c.top_k;
   w.kv_elems_per_token = 2.0 * c.layers * kv_dim(c) * c.beams;
   std::vector<Operator> first;  // the pass whose operators define the parameters
   if (!c.decoder) {

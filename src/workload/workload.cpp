@@ -84,6 +84,14 @@ Totals totals(const std::vector<Operator>& ops, double batch, Precision p) {
   return t;
 }
 
+Workload with_lora(Workload w) {
+  for (std::vector<Operator>* ops : {&w.ops, &w.train_forward_ops})
+    for (Operator& op : *ops)
+      if (op.params > 0) op.adapter_only = true;
+  w.id += " (LoRA)";
+  return w;
+}
+
 std::vector<Operator> train_forward(const Workload& w) {
   if (!w.train_forward_ops.empty()) return w.train_forward_ops;
   std::vector<Operator> fwd;
@@ -97,7 +105,7 @@ namespace {
 double trainable_params(const std::vector<Operator>& fwd) {
   double p = 0;
   for (const Operator& op : fwd) {
-    if (!op.frozen) p += op.params * op.repeat;
+    if (!op.frozen && !op.adapter_only) p += op.params * op.repeat;
   }
   return p;
 }
@@ -120,6 +128,15 @@ std::vector<Operator> training_ops(const Workload& w) {
     Operator b = *it;
     b.phase = Phase::backward;
     b.flops = 2 * it->flops;
+    if (it->adapter_only && it->params > 0) {
+      // Input gradients only: one pass of the forward's size over the same weights.
+      b.flops = it->flops;
+      b.in_elems = it->in_elems + it->out_elems;
+      b.out_elems = it->in_elems;
+      b.params = 0;
+      out.push_back(std::move(b));
+      continue;
+    }
     double grow = it->weight_elems > 0 ? (it->weight_elems + it->params) / it->weight_elems : 1;
     b.weight_elems = it->weight_elems * grow;
     b.weight_elems_per_sample = it->weight_elems_per_sample * grow;
@@ -129,6 +146,18 @@ std::vector<Operator> training_ops(const Workload& w) {
     out.push_back(std::move(b));
   }
   double trainable = trainable_params(fwd);
+  // Recommenders shard their embedding tables and update only the rows a
+  // step touched (sparse row-wise optimizers: HugeCTR, TorchRec), not the
+  // whole table: a separate optimizer op reading the touched rows.
+  if (w.family == Family::recsys) {
+    for (const Operator& op : fwd) {
+      if (op.kind != OpKind::embedding || op.weight_elems_per_sample <= 0 || op.frozen || op.params <= 0) continue;
+      Operator& o = detail::add_op(out, "optimizer.sparse_rows", OpKind::embedding, Phase::optimizer, 0,
+                                   7 * op.params * op.repeat, 0, 0, 1, 0);
+      o.weight_elems_per_sample = 7 * op.weight_elems_per_sample * op.repeat;
+      trainable -= op.params * op.repeat;
+    }
+  }
   if (trainable > 0) {
     // Adam: read parameter, gradient, m, v; write parameter, m, v. Its ~10
     // FLOPs per parameter are per step, not per sample, so they are not
@@ -136,23 +165,6 @@ std::vector<Operator> training_ops(const Workload& w) {
     detail::add_op(out, "optimizer.adam", OpKind::elementwise, Phase::optimizer, 0, 7 * trainable, 0, 0, 1, 0);
   }
   return out;
-}
-
-Footprint footprint(const Workload& w, Task task, double batch, Precision p) {
-  Footprint f;
-  double bpe = bytes_per_element(p);
-  f.weights_bytes = w.params * bpe;
-  if (task == Task::infer) {
-    f.kv_cache_bytes = w.kv_elems_per_token * (w.input_tokens + w.output_tokens) * batch * bpe;
-    f.activations_bytes = w.activation_elems_per_sample * batch * bpe;
-  } else {
-    double trainable = trainable_params(train_forward(w));
-    f.gradients_bytes = trainable * bpe;
-    f.optimizer_bytes = trainable * (p == Precision::fp32 ? 8.0 : 12.0);
-    f.activations_bytes = w.train_activation_elems_per_sample * batch * bpe;
-  }
-  f.total_bytes = f.weights_bytes + f.kv_cache_bytes + f.activations_bytes + f.gradients_bytes + f.optimizer_bytes;
-  return f;
 }
 
 }  // namespace rooftop::workload

@@ -63,6 +63,11 @@ struct Operator {
   // Training: a frozen operator (e.g. a diffusion model's text encoder) runs
   // forward only; it gets no backward and its weights no optimizer update.
   bool frozen = false;
+  // Training with frozen weights under a low-rank adapter (LoRA): the
+  // backward pass computes only the input gradients (1x the forward FLOPs
+  // for ops with weights) and the weights get no gradients or optimizer
+  // state. The adapters' own parameters (well under 1 %) are not counted.
+  bool adapter_only = false;
 };
 
 // Bytes one instance moves at `batch` samples and precision `p`.
@@ -95,6 +100,12 @@ struct Workload {
   int input_tokens = 0;             // LLM prompt tokens
   int output_tokens = 0;            // LLM generated tokens
 
+  // Transformer shape (0 when the model is not a transformer or the shape is
+  // unknown): bounds tensor parallel (heads), the KV-cache split (kv_heads),
+  // pipeline depth (layers), recompute and expert parallel.
+  int layers = 0, hidden = 0, heads = 0, kv_heads = 0;
+  int experts = 0, top_k = 0;       // mixture of experts: experts per layer, experts per token
+
   // Forward operators of one TRAINING sample when they differ from `ops`
   // (decoder LLMs: one sequence of seq_len tokens, LM head on every token;
   // diffusion: one denoising step of one image). Empty: the forward ops of
@@ -112,6 +123,7 @@ struct BuildOptions {
   std::optional<int> input_tokens;
   std::optional<int> output_tokens;
   std::optional<int> image_size;
+  std::optional<int> pairs_per_sample = std::nullopt;  // recommenders: user-item pairs in one sample (training: 1)
 };
 
 // Training step operators (forward, backward, optimizer) derived from the
@@ -123,6 +135,10 @@ std::vector<Operator> training_ops(const Workload& w);
 // forward-phase ops of `ops`).
 std::vector<Operator> train_forward(const Workload& w);
 
+// `w` fine-tuned with low-rank adapters (LoRA, Hu et al. 2021): every
+// operator with weights becomes adapter_only.
+Workload with_lora(Workload w);
+
 // Totals at `batch` over `ops` (repeat included).
 struct Totals {
   double flops = 0;
@@ -131,20 +147,6 @@ struct Totals {
 };
 Totals totals(const std::vector<Operator>& ops, double batch, Precision p);
 
-// Memory a workload needs at `batch` and precision `p` (docs/workloads.md):
-// inference = weights + KV cache (LLMs, full input+output context) +
-// activations; training (mixed precision) = weights + gradients at `p` +
-// fp32 master weights and Adam moments (12 bytes per parameter; 8 when p is
-// fp32) + activations kept for the backward pass.
-struct Footprint {
-  double weights_bytes = 0;
-  double kv_cache_bytes = 0;
-  double activations_bytes = 0;
-  double gradients_bytes = 0;
-  double optimizer_bytes = 0;
-  double total_bytes = 0;
-};
-Footprint footprint(const Workload& w, Task task, double batch, Precision p);
 
 // Zoo ids (sorted).
 std::vector<std::string> zoo_ids();

@@ -35,6 +35,19 @@ printf 'name: broken\nbuilder: transformer\nconfig: {layers: -2}\n' > bad.yaml
 expect_2 P --model bad.yaml --accelerator nvidia-t4
 grep -q "bad.yaml" err.txt
 
+# Plans: an unknown key, a plan that does not divide the device count, tensor
+# parallel wider than the heads; each names the offending value.
+expect_2 P --model bert-large --accelerator h100 --task train --plan foo=1
+grep -q "'foo'" err.txt
+expect_2 P --model gpt-3-175b --accelerator h100 --count 1024 --task train --plan tp=3
+grep -q "tp x pp = 3 does not divide --count 1024" err.txt
+expect_2 P --model bert-large --accelerator h100 --count 32 --task train --plan tp=32
+grep -q "tp=32" err.txt
+expect_2 P --model bert-large --accelerator h100 --task train --plan zero=7
+grep -q "zero='7'" err.txt
+expect_2 P --model resnet50 --accelerator h100 --to-target
+grep -q -- "--to-target" err.txt
+
 # Nothing crashed, and no stack traces or internal errors leaked out.
 if grep -q "internal error" err.txt; then cat err.txt; exit 1; fi
 echo "predict bad input ok"

@@ -179,6 +179,8 @@ TEST(Predict, TrainingAllReduceAccumulationAndStragglers) {
   r.task = workload::Task::train;
   r.batch = 4;
   r.count = 8;
+  r.plan.tp = 1;  // pure data parallel (the search would add tensor parallel to hide the all-reduce)
+  r.plan.zero = 0;
   Prediction p1 = *predict(r);
   double ar = ring_allreduce_s(2e9, 8, 100e9 * 0.8, 0.6e-6);
   EXPECT_NEAR(p1.communication.time_s, ar, 1e-12);
@@ -258,7 +260,7 @@ TEST(Predict, ServerStaysWithinTheLatencyTarget) {
 namespace rooftop::model {
 namespace {
 
-TEST(Predict, InferenceFusesElementwiseOpsButTrainingDoesNot) {
+TEST(Predict, ElementwiseOpsFuseButTrainingKeepsNorms) {
   catalog::Accelerator a = testing::test_gpu();
   workload::Workload w = testing::matmul_model(1e6);
   workload::Operator relu;
@@ -276,12 +278,24 @@ TEST(Predict, InferenceFusesElementwiseOpsButTrainingDoesNot) {
   ASSERT_EQ(infer.per_op.size(), 2u);
   EXPECT_EQ(infer.per_op[1].bytes, 0);
   EXPECT_NEAR(infer.per_op[1].time_s, 8e6 / 78e12, 1e-15);  // FLOPs at the compute rate, no launch
+  // Training stacks fuse elementwise epilogues too, forward and backward;
+  // a CNN's batch norm (batch statistics) stays a kernel of its own.
+  workload::Operator bn;
+  bn.name = "bn";
+  bn.kind = workload::OpKind::norm;
+  bn.flops = 4e6;
+  bn.in_elems = bn.out_elems = 1e6;
+  w.ops.push_back(bn);
+  w.family = workload::Family::cnn;
   r.task = workload::Task::train;
   Prediction train = *predict(r);
-  bool relu_moves_bytes = false;
-  for (const OpPrediction& o : train.per_op)
-    if (o.kind == workload::OpKind::elementwise && o.phase == workload::Phase::forward) relu_moves_bytes = o.bytes > 0;
-  EXPECT_TRUE(relu_moves_bytes);
+  bool relu_moves_bytes = false, bn_moves_bytes = false;
+  for (const OpPrediction& o : train.per_op) {
+    if (o.kind == workload::OpKind::elementwise && o.phase != workload::Phase::optimizer) relu_moves_bytes |= o.bytes > 0;
+    if (o.kind == workload::OpKind::norm) bn_moves_bytes |= o.bytes > 0;
+  }
+  EXPECT_FALSE(relu_moves_bytes);
+  EXPECT_TRUE(bn_moves_bytes);
 }
 
 TEST(Predict, TensorParallelAllReducesEachNormOutput) {

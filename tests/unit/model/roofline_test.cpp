@@ -127,9 +127,13 @@ TEST(Kernels, GemmStreamAndLinks) {
   double bus = *allreduce_busbw_bytes_per_s(a, 8, 16e9);
   EXPECT_LT(bus, 80e9);
   EXPECT_GT(bus, 79.9e9);
-  // Full mesh (Infinity Fabric): 2 devices share one of 7 peer links.
+  // Full mesh (from the catalog's topology, not the link's name): 2 devices
+  // share one of 7 peer links.
   a.scale_up.name = "Infinity Fabric";
   a.scale_up.bytes_per_s_per_direction.value = 448e9;
+  EXPECT_NEAR(*copy_bytes_per_s(a, false), 448e9 * 0.8, 1);  // no topology in the catalog: a switch
+  a.domain.topology = catalog::Topology::full_mesh;
+  a.domain.peers = {7, "test"};
   EXPECT_NEAR(*copy_bytes_per_s(a, false), 64e9 * 0.8, 1);
   EXPECT_NEAR(*allreduce_busbw_bytes_per_s(a, 8, 16e9), 448e9 * 0.8, 448e9 * 0.01);
 }

@@ -23,7 +23,7 @@ catalog::Catalog one_gpu() {
 }
 
 WorkloadLoader loader() {
-  return [](const std::string& id) -> Result<workload::Workload> {
+  return [](const std::string& id, const workload::BuildOptions&) -> Result<workload::Workload> {
     if (id == "test-mlp") return matmul_model(1e9);
     return make_error(Errc::not_found, "unknown model '" + id + "'");
   };

@@ -77,33 +77,6 @@ TEST(TrainingOps, FrozenOpsRunForwardOnly) {
   EXPECT_DOUBLE_EQ(t[3].weight_elems, 7.0 * 20000);
 }
 
-TEST(Footprint, InferenceCountsWeightsKvAndActivations) {
-  Workload w;
-  w.params = 1e9;
-  w.kv_elems_per_token = 1000;
-  w.input_tokens = 100;
-  w.output_tokens = 28;
-  w.activation_elems_per_sample = 5000;
-  Footprint f = footprint(w, Task::infer, 4, Precision::fp16);
-  EXPECT_DOUBLE_EQ(f.weights_bytes, 2e9);
-  EXPECT_DOUBLE_EQ(f.kv_cache_bytes, 1000.0 * 128 * 4 * 2);
-  EXPECT_DOUBLE_EQ(f.activations_bytes, 5000.0 * 4 * 2);
-  EXPECT_DOUBLE_EQ(f.total_bytes, f.weights_bytes + f.kv_cache_bytes + f.activations_bytes);
-}
-
-TEST(Footprint, MixedPrecisionTrainingIsSixteenBytesPerParameter) {
-  Workload w;
-  w.ops = {matmul()};
-  w.params = 20000;
-  w.train_activation_elems_per_sample = 100;
-  Footprint f = footprint(w, Task::train, 2, Precision::bf16);
-  // 2 (bf16 weights) + 2 (bf16 grads) + 12 (fp32 master, m, v): ZeRO paper, arXiv:1910.02054 section 3.1.
-  EXPECT_DOUBLE_EQ(f.weights_bytes + f.gradients_bytes + f.optimizer_bytes, 16.0 * 20000);
-  EXPECT_DOUBLE_EQ(f.activations_bytes, 100.0 * 2 * 2);
-  Footprint f32 = footprint(w, Task::train, 1, Precision::fp32);
-  EXPECT_DOUBLE_EQ(f32.weights_bytes + f32.gradients_bytes + f32.optimizer_bytes, 16.0 * 20000);
-}
-
 TEST(Enums, RoundTrip) {
   EXPECT_EQ(parse_task("train"), Task::train);
   EXPECT_EQ(parse_task("infer"), Task::infer);

@@ -1,0 +1,134 @@
+// Reference Convergence Points and samples to the MLPerf quality target
+// (convergence.h, docs/model.md#time-to-train).
+#include "model/convergence.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "core/text.h"
+
+namespace rooftop::model {
+
+namespace {
+
+// The zoo models MLPerf Training runs, their RCP benchmark and how one RCP
+// unit converts to training samples (shared/validation/mlperf-workloads.md,
+// section 3: RCP units from training_rules.adoc).
+constexpr Benchmark kBenchmarks[] = {
+    {"resnet50", "resnet", 1281167,
+     "epochs x 1,281,167 ImageNet training images (resnet-tf2 imagenet_preprocessing.py:48)", 0, false, 0},
+    {"bert-large", "bert", 1, "samples (512-token sequences, max_seq_length=512)", 512, false, 0},
+    {"retinanet", "retinanet", 1170301, "epochs x 1,170,301 OpenImages MLPerf training images (retinanet README)", 0, false, 0},
+    {"stable-diffusion-v2", "stable_diffusion", 1, "samples (images)", 0, false, 0},
+    {"gpt-3-175b", "gpt3", 1.0 / 2048, "tokens / 2,048-token sequences (gpt3 paxml README)", 2048, false, 0},
+    {"llama-2-70b", "llama2_70b_lora", 1, "samples (LoRA fine-tuning, sequences of up to 8,192 tokens)", 8192, true, 0},
+    {"dlrm-v2", "dlrm_dcnv2", 4195197692,
+     "fraction of an epoch x 4,195,197,692 Criteo samples (compliance training_5.0.0/closed_dlrm_dcnv2.yaml); one sample = one user-item pair", 0, false, 1},
+};
+
+// "4.10.0" > "4.2.0".
+bool newer(const std::string& a, const std::string& b) {
+  std::vector<std::string> x = split(a, '.'), y = split(b, '.');
+  for (std::size_t i = 0; i < std::max(x.size(), y.size()); ++i) {
+    long long u = i < x.size() ? parse_int(x[i]).value_or(0) : 0, v = i < y.size() ? parse_int(y[i]).value_or(0) : 0;
+    if (u != v) return u > v;
+  }
+  return false;
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+Result<std::vector<ConvergencePoint>> parse_rcp(std::string_view csv, const std::string& name) {
+  std::vector<ConvergencePoint> out;
+  std::vector<std::string> lines = split(csv, '\n');
+  if (lines.empty()) return make_error(Errc::invalid_input, "empty RCP file", name);
+  std::vector<std::string> header = split(trim(lines[0]), ',');
+  auto col = [&](const char* want) -> int {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (trim(header[i]) == want) return static_cast<int>(i);
+    return -1;
+  };
+  const int c_bench = col("benchmark"), c_ver = col("rcp_version"), c_batch = col("global_batch_size"),
+            c_mean = col("epochs_or_samples_mean"), c_unit = col("unit"), c_src = col("source");
+  if (c_bench < 0 || c_ver < 0 || c_batch < 0 || c_mean < 0 || c_unit < 0 || c_src < 0)
+    return make_error(Errc::invalid_input,
+                      "RCP header needs benchmark, rcp_version, global_batch_size, epochs_or_samples_mean, unit, source",
+                      name + ":1");
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    std::string line = trim(lines[i]);
+    if (line.empty()) continue;
+    std::vector<std::string> f = split(line, ',');
+    // The source (last column) may itself hold commas: rejoin the tail.
+    if (f.size() > header.size()) {
+      std::string tail;
+      for (std::size_t k = header.size() - 1; k < f.size(); ++k) tail += (tail.empty() ? "" : ",") + f[k];
+      f.resize(header.size());
+      f.back() = tail;
+    }
+    const std::string where = name + ":" + std::to_string(i + 1);
+    if (f.size() != header.size()) return make_error(Errc::invalid_input, "wrong number of fields", where);
+    std::optional<double> batch = parse_double(trim(f[c_batch])), mean = parse_double(trim(f[c_mean]));
+    if (!batch || !mean || *batch <= 0 || *mean <= 0)
+      return make_error(Errc::invalid_input, "global_batch_size and epochs_or_samples_mean must be positive numbers",
+                        where);
+    out.push_back({trim(f[c_bench]), trim(f[c_ver]), *batch, *mean, trim(f[c_unit]), trim(f[c_src])});
+  }
+  return out;
+}
+
+const Benchmark* mlperf_benchmark(std::string_view model_id) {
+  for (const Benchmark& b : kBenchmarks)
+    if (model_id == b.model_id) return &b;
+  return nullptr;
+}
+
+Result<SamplesToTarget> samples_to_target(const std::vector<ConvergencePoint>& rcps, std::string_view model_id,
+                                          double global_batch) {
+  const Benchmark* b = mlperf_benchmark(model_id);
+  if (!b)
+    return make_error(Errc::unsupported, "'" + std::string(model_id) +
+                                             "' is not an MLPerf Training benchmark model (resnet50, bert-large, "
+                                             "retinanet, stable-diffusion-v2, gpt-3-175b, llama-2-70b, dlrm-v2)");
+  std::string version;
+  for (const ConvergencePoint& p : rcps)
+    if (p.benchmark == b->benchmark && (version.empty() || newer(p.version, version))) version = p.version;
+  std::map<double, double> points;  // global batch -> mean
+  for (const ConvergencePoint& p : rcps)
+    if (p.benchmark == b->benchmark && p.version == version) points[p.global_batch] = p.mean;
+  if (points.empty())
+    return make_error(Errc::not_found, "no reference convergence point for benchmark '" + std::string(b->benchmark) + "'");
+  SamplesToTarget out;
+  double mean = 0;
+  if (points.size() == 1) {
+    mean = points.begin()->second;
+    out.how = "the only RCP (batch " + num(points.begin()->first) + ")";
+  } else {
+    auto hi = points.lower_bound(global_batch);
+    if (hi != points.end() && hi->first == global_batch) {
+      mean = hi->second;
+      out.how = "RCP at batch " + num(global_batch);
+    } else {
+      // Between two listed batches, or the nearest two outside them.
+      if (hi == points.begin()) ++hi;
+      if (hi == points.end()) --hi;
+      auto lo = std::prev(hi);
+      const double t = (global_batch - lo->first) / (hi->first - lo->first);
+      mean = std::max(0.0, lo->second + t * (hi->second - lo->second));
+      out.how = std::string(global_batch > lo->first && global_batch < hi->first ? "interpolated" : "extrapolated") +
+                " between RCPs at batch " + num(lo->first) + " and " + num(hi->first);
+    }
+  }
+  out.how += " (" + std::string(b->benchmark) + " RCP " + version + "; " + b->unit_source + ")";
+  out.samples = mean * b->samples_per_unit;
+  return out;
+}
+
+}  // namespace rooftop::model

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One performance model: for every example scenario, each advise candidate's
+# plan fed back to `rooftop predict --plan` (with the arguments advise prints
+# under `predict`) gives the same throughput, step (or service) time and
+# memory within 0.1 %.
+# labels: advise predict model
+# timeout: 600
+set -euo pipefail
+mkdir -p "$WORK" && cd "$WORK"
+
+checked=0
+for scenario in "$SRC"/data/scenarios/*.yaml; do
+  rc=0
+  "$ROOFTOP" advise "$scenario" --json --top 100 > advice.json 2> advise.err || rc=$?
+  [ $rc -eq 0 ] || [ $rc -eq 2 ] || { echo "advise $scenario: exit $rc"; cat advise.err; exit 1; }
+  python3 - "$ROOFTOP" advice.json "$scenario" <<'PY' >> checked.txt
+import json, shlex, subprocess, sys
+rooftop, path, scenario = sys.argv[1:]
+advice = json.load(open(path))
+cands = list(advice["candidates"]) + ([advice["baseline"]] if advice.get("baseline") else [])
+for c in cands:
+    args = shlex.split(c["predict"])
+    out = subprocess.run([rooftop, "predict", *args, "--json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"{scenario}: predict {c['predict']} failed: {out.stderr}")
+    p = json.loads(out.stdout)
+    time_key = "latency_s" if advice["task"] == "train" else "service_s"
+    pairs = [("throughput", c["throughput"]["value"], p["throughput"]["value"]),
+             ("time", c[time_key], p["latency_s"]),
+             ("memory", c["memory_bytes"], p["memory"]["required_bytes"])]
+    for name, want, got in pairs:
+        if abs(got - want) > 1e-3 * abs(want):
+            sys.exit(f"{scenario}: {c['accelerator']} plan {c['plan']}: {name} advise {want} vs predict {got}")
+    print(scenario, c["accelerator"], c["plan"])
+PY
+done
+checked=$(wc -l < checked.txt)
+[ "$checked" -ge 10 ] || { echo "only $checked candidates checked"; exit 1; }
+echo "ok: $checked candidates reproduced"

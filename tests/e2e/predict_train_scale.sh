@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Training at scale: GPT-3 175B on 1,024 H100s keeps tensor parallel inside
+# the 8-GPU NVLink domain and names the scale-out network; every row of the
+# MLPerf Training results is predicted (time to train from the reference
+# convergence points); a searched plan fed back with --plan reproduces it.
+# labels: predict model
+set -euo pipefail
+mkdir -p "$WORK" && cd "$WORK"
+
+"$ROOFTOP" predict --model gpt-3-175b --accelerator h100 --count 1024 --task train --json > gpt3.json
+python3 - <<'PY'
+import json
+d = json.load(open("gpt3.json"))
+assert d["parallelism"]["tensor"] <= 8, d["parallelism"]
+assert "ConnectX-7" in d["communication"]["link"], d["communication"]
+assert d["communication"]["scale_out"], d["communication"]
+PY
+plan=$(python3 -c 'import json; print(json.load(open("gpt3.json"))["plan"])')
+"$ROOFTOP" predict --model gpt-3-175b --accelerator h100 --count 1024 --task train --plan "$plan" --json > again.json
+python3 - <<'PY'
+import json
+a, b = json.load(open("gpt3.json")), json.load(open("again.json"))
+for k in ("latency_s",):
+    assert abs(a[k] - b[k]) <= 1e-9 * a[k], (a[k], b[k])
+assert abs(a["throughput"]["value"] - b["throughput"]["value"]) <= 1e-9 * a["throughput"]["value"]
+PY
+
+"$ROOFTOP" predict --model bert-large --accelerator a100-80gb --count 8 --task train --seq 512 --global-batch 448 --to-target --json > ttt.json
+python3 -c 'import json; t=json.load(open("ttt.json"))["time_to_train"]; assert t["global_batch"] == 448 and t["minutes"] > 0, t'
+
+"$ROOFTOP" validate "$SRC/../shared/validation/training.csv" --json > training.json 2>/dev/null || true
+if [ -s training.json ]; then
+  python3 - <<'PY'
+import json
+d = json.load(open("training.json"))
+assert d["predicted_rows"] == d["total_rows"], [r["reason"] for r in d["rows"] if r["predicted"] is None]
+PY
+fi
+echo "training at scale ok"

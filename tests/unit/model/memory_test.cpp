@@ -1,0 +1,114 @@
+// The one memory formula (memory_footprint): hand-computed inference,
+// mixed-precision training, ZeRO stages, recompute, sequence parallel, the
+// pipeline's micro-batches in flight and the KV-cache split.
+#include <gtest/gtest.h>
+
+#include "model/model.h"
+#include "unit/model/fixtures.h"
+
+namespace rooftop::model {
+namespace {
+
+using workload::Task;
+
+TEST(Memory, InferenceCountsWeightsKvAndActivations) {
+  workload::Workload w;
+  w.params = 1e9;
+  w.kv_elems_per_token = 1000;
+  w.input_tokens = 100;
+  w.output_tokens = 28;
+  w.activation_elems_per_sample = 5000;
+  Plan p;
+  p.mb = 4;
+  Memory m = memory_footprint(w, Task::infer, Precision::fp16, p, nullptr);
+  EXPECT_DOUBLE_EQ(m.weights_bytes, 2e9);
+  EXPECT_DOUBLE_EQ(m.kv_cache_bytes, 1000.0 * 128 * 4 * 2);
+  EXPECT_DOUBLE_EQ(m.activations_bytes, 5000.0 * 4 * 2);
+  EXPECT_DOUBLE_EQ(m.required_bytes, m.weights_bytes + m.kv_cache_bytes + m.activations_bytes);
+  // 4-bit KV is stored in one byte per element.
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::int4, p, nullptr).kv_cache_bytes, 1000.0 * 128 * 4);
+}
+
+TEST(Memory, KvCacheIsNeverSplitOverMoreRanksThanKvHeads) {
+  workload::Workload w;
+  w.params = 1e9;
+  w.kv_elems_per_token = 1000;
+  w.input_tokens = 100;
+  w.output_tokens = 28;
+  w.heads = 64;
+  w.kv_heads = 8;
+  Plan p;
+  p.tp = 16;
+  Memory m = memory_footprint(w, Task::infer, Precision::fp16, p, nullptr);
+  EXPECT_DOUBLE_EQ(m.kv_cache_bytes, 1000.0 * 128 * 2 / 8);  // 8 KV heads: each replicated on 2 ranks
+  EXPECT_DOUBLE_EQ(m.weights_bytes, 2e9 / 16);
+}
+
+TEST(Memory, MixedPrecisionTrainingIsSixteenBytesPerTrainableParameter) {
+  workload::Workload w = testing::matmul_model(20000, 50);
+  w.train_activation_elems_per_sample = 100;
+  Plan p;
+  p.mb = 2;
+  Memory m = memory_footprint(w, Task::train, Precision::bf16, p, nullptr);
+  // 2 (bf16 weights) + 2 (bf16 grads) + 12 (fp32 master, m, v): ZeRO paper, arXiv:1910.02054 section 3.1.
+  EXPECT_DOUBLE_EQ(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes, 16.0 * 20000);
+  EXPECT_DOUBLE_EQ(m.activations_bytes, 100.0 * 2 * 2);
+  Memory f32 = memory_footprint(w, Task::train, Precision::fp32, p, nullptr);
+  EXPECT_DOUBLE_EQ(f32.weights_bytes + f32.gradients_bytes + f32.optimizer_bytes, 16.0 * 20000);
+  // A frozen operator keeps its weights but gets no gradients or optimizer state.
+  w.ops[0].frozen = true;
+  Memory frozen = memory_footprint(w, Task::train, Precision::bf16, p, nullptr);
+  EXPECT_DOUBLE_EQ(frozen.weights_bytes, 2.0 * 20000);
+  EXPECT_DOUBLE_EQ(frozen.gradients_bytes + frozen.optimizer_bytes, 0);
+}
+
+TEST(Memory, ZeroStagesShardStatesOverDataParallelRanks) {
+  workload::Workload w = testing::matmul_model(1e9);
+  Plan p;
+  p.dp = 8;
+  auto at = [&](int zero) {
+    p.zero = zero;
+    return memory_footprint(w, Task::train, Precision::bf16, p, nullptr);
+  };
+  // Rajbhandari et al. (SC'20) Figure 1: 16 bytes/param; P_os 4 + 12/Nd; P_os+g 2 + 14/Nd; P_os+g+p 16/Nd.
+  EXPECT_DOUBLE_EQ(at(0).weights_bytes + at(0).gradients_bytes + at(0).optimizer_bytes, 16e9);
+  EXPECT_DOUBLE_EQ(at(1).weights_bytes + at(1).gradients_bytes + at(1).optimizer_bytes, 4e9 + 12e9 / 8);
+  EXPECT_DOUBLE_EQ(at(2).weights_bytes + at(2).gradients_bytes + at(2).optimizer_bytes, 2e9 + 14e9 / 8);
+  EXPECT_DOUBLE_EQ(at(3).weights_bytes + at(3).gradients_bytes + at(3).optimizer_bytes, 16e9 / 8);
+}
+
+TEST(Memory, RecomputeAndSequenceParallelFollowKorthikanti) {
+  // Korthikanti et al. 2022, Table 2: per layer s b h (34 + 5 a s / h).
+  workload::Workload w = testing::matmul_model(1e9, 1);
+  w.layers = 10, w.hidden = 1000, w.heads = 10, w.seq_len = 2000;  // 5 a s / h = 100
+  w.train_activation_elems_per_sample = 1e8;
+  Plan p;
+  EXPECT_DOUBLE_EQ(activation_fraction(w, p), 1);
+  p.recompute = Recompute::selective;
+  EXPECT_DOUBLE_EQ(activation_fraction(w, p), 34.0 / 134);
+  p.recompute = Recompute::none;
+  p.tp = 4;
+  EXPECT_DOUBLE_EQ(activation_fraction(w, p), (10 + 24.0 / 4 + 100.0 / 4) / 134);
+  p.sp = true;
+  EXPECT_DOUBLE_EQ(activation_fraction(w, p), 1.0 / 4);
+  // Full: each layer's input (s h per sample per layer, / tp under sp) plus one layer recomputed.
+  p.recompute = Recompute::full;
+  EXPECT_DOUBLE_EQ(activation_fraction(w, p), (10.0 * 2000 * 1000 / 4 + 1e8 / 4 / 10) / 1e8);
+}
+
+TEST(Memory, PipelineStagesHoldTheirMicroBatchesInFlight) {
+  workload::Workload w = testing::matmul_model(1e9, 1);
+  w.layers = 8;
+  w.train_activation_elems_per_sample = 1e6;
+  Plan p;
+  p.pp = 4;
+  p.ga = 16;
+  Memory m = memory_footprint(w, Task::train, Precision::bf16, p, nullptr);
+  EXPECT_DOUBLE_EQ(m.weights_bytes, 2e9 / 4);
+  EXPECT_DOUBLE_EQ(m.activations_bytes, 1e6 * 2);  // 4 micro-batches x 1/4 of the layers
+  p.ga = 2;
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::train, Precision::bf16, p, nullptr).activations_bytes, 1e6 * 2 * 2 / 4);
+}
+
+}  // namespace
+}  // namespace rooftop::model
