@@ -267,7 +267,7 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--grad-accumulation", o->grad_accumulation, "Training: micro-batches per optimizer step (default 1)");
   sub->add_option("--straggler-cv", o->straggler_cv, "Training: coefficient of variation of per-worker step time (default 0)");
   sub->add_option("--plan", o->plan,
-                  "Parallel plan, any subset of dp=,tp=,pp=,ep=,vp=,mb=,ga=,zero=0..3|fsdp,recompute=none|selective|full,"
+                  "Parallel plan, any subset of dp=, tp=, pp=, ep=, vp=, mb=, ga=, zero=0..3|fsdp, recompute=none|selective|full, "
                   "sp=0|1 (e.g. dp=8,tp=4,pp=2,mb=1,zero=1,recompute=selective); the rest is searched");
   sub->add_option("--global-batch", o->global_batch,
                   "Training: global batch (dp x micro-batch x grad accumulation); the plan search keeps it");

@@ -39,6 +39,12 @@ std::size_t continuation_indent(const std::string& line) {
 void wrap_line(std::string line, std::size_t width, std::string& out) {
   std::size_t indent = continuation_indent(line);
   if (indent > width / 2) indent = std::min<std::size_t>(8, width / 4);
+  // An example command wraps with a shell continuation (" \"), so it still
+  // runs when pasted as shown.
+  const std::size_t lead = line.find_first_not_of(' ');
+  const bool command = lead != std::string::npos && line.compare(lead, 8, "rooftop ") == 0;
+  const std::string mark = command ? " \\" : "";
+  if (command && width > 2) width -= 2;
   while (line.size() > width) {
     // Break at the last space that fits, past the indentation; a word longer
     // than the line stays whole.
@@ -47,7 +53,7 @@ void wrap_line(std::string line, std::size_t width, std::string& out) {
     if (cut == std::string::npos) break;
     std::string head = line.substr(0, cut);
     while (!head.empty() && head.back() == ' ') head.pop_back();
-    out += head + "\n";
+    out += head + mark + "\n";
     std::size_t rest = line.find_first_not_of(' ', cut);
     if (rest == std::string::npos) return;
     line = std::string(indent, ' ') + line.substr(rest);

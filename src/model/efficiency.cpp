@@ -22,7 +22,7 @@ constexpr KindDefaults kByKind[] = {
     // PV-015, PV-017); STREAM triad/spec 0.74 (H200, PV-019) and 0.82 (MI100, PV-021);
     // all-reduce busbw/NVLink 0.82 (H200 x8, PV-027); 3 us per kernel (AIConfigurator
     // mem_empirical_constant_latency).
-    {0.78, 0.80, 3e-6, 0.80, "docs/model.md#gpu: GEMM PV-003/005/015/017, STREAM PV-019/021, busbw PV-027"},
+    {0.78, 0.80, 3e-6, 0.80, "docs/model.md#gpu: published GEMM achieved/peak on NVIDIA GPUs, STREAM triad on H200 and MI100, NCCL all-reduce bus bandwidth on 8 x H200"},
     // tpu: XLA fuses whole graphs (small per-op cost); MXU GEMMs at 0.8 of peak.
     {0.80, 0.80, 1e-6, 0.70, "docs/model.md#tpu: no TPU microbenchmark in shared/validation; GPU-class values"},
     // npu (Ascend): msModeling's DeviceProfile for Atlas 800 A2 (compute 0.7,
@@ -33,7 +33,7 @@ constexpr KindDefaults kByKind[] = {
     {0.50, 0.70, 5e-6, 0.70, "docs/model.md#fpga: assumed (no published measurement found), low confidence"},
     // asic (Gaudi, Trainium, Inferentia, Cloud AI 100, ...): Gaudi2/Gaudi3 GEMM
     // achieved/peak 0.74-0.97 (PV-001, PV-007, PV-011, PV-013).
-    {0.85, 0.80, 5e-6, 0.70, "docs/model.md#asic: GEMM PV-001/007/011/013 (Gaudi2, Gaudi3)"},
+    {0.85, 0.80, 5e-6, 0.70, "docs/model.md#asic: published GEMM achieved/peak on Gaudi2 and Gaudi3"},
     // cpu: oneDNN GEMM about 0.6 of the AMX/AVX-512 peak; STREAM 0.75 of DDR peak.
     {0.60, 0.75, 1e-6, 0.70, "docs/model.md#cpu: oneDNN GEMM and STREAM on DDR5 servers"},
     // edge (Jetson-class SoCs): shared LPDDR, small GPUs, slower launch path.
@@ -53,7 +53,7 @@ Efficiency efficiency_for(const catalog::Accelerator& a) {
   // AMD Instinct: the same GEMM table gives 0.60 (MI325X PV-009; MI300X 781 of 1307).
   if (a.kind == catalog::Kind::gpu && a.vendor == "amd") {
     e.compute = 0.60;
-    e.source = "docs/model.md#gpu: AMD Instinct GEMM PV-009 (MI325X 785/1300); STREAM PV-021";
+    e.source = "docs/model.md#gpu: published AMD Instinct GEMM (MI325X 785 of 1300 TFLOP/s) and STREAM triad (MI100)";
   }
   // NCCL's Ring/LL latency per step (src/graph/tuning.cc hwLat): NVLink-class
   // scale-up links about 0.6 us, PCIe and networks about 1 us.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"
 #include "model/internal.h"
 
 namespace rooftop::model {
@@ -51,13 +52,8 @@ bool tp_sharded(OpKind k) {
          k == OpKind::embedding;
 }
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
 
-std::string gib(double bytes) { return num(bytes / (1024.0 * 1024 * 1024)) + " GiB"; }
+std::string gib(double bytes) { return plain(bytes / (1024.0 * 1024 * 1024)) + " GiB"; }
 
 }  // namespace
 
@@ -391,7 +387,7 @@ Unexpected does_not_fit(const Setup& s, const Plan& plan, int count) {
                     std::string(to_string(s.p)) + ", batch " + std::to_string(plan.mb) + " needs " +
                     gib(m.required_bytes) + " per device on " + std::to_string(count) + " x " + s.a->id +
                     " (plan " + to_string(plan) + "), which has " + gib(m.usable_bytes) + " usable (" +
-                    num(kUsableMemoryFraction * 100) + " % of " + gib(m.capacity_bytes) + "), short by " +
+                    plain(kUsableMemoryFraction * 100) + " % of " + gib(m.capacity_bytes) + "), short by " +
                     gib(m.required_bytes - m.usable_bytes);
   for (int t = count + 1; t <= (1 << 20); t = t < 2 ? 2 : t * 2) {
     Plan wide = plan;
@@ -560,15 +556,15 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   auto say = [&](std::string name, std::string value, std::string source) {
     out.assumptions.push_back({std::move(name), std::move(value), std::move(source)});
   };
-  say("compute_efficiency", num(s.e.compute), s.e.source);
-  say("memory_efficiency", num(s.e.memory), s.e.source);
-  say("op_overhead_s", num(s.e.op_overhead_s), s.e.source);
-  say("usable_memory_fraction", num(kUsableMemoryFraction), "docs/model.md#memory (vLLM gpu_memory_utilization default)");
+  say("compute_efficiency", plain(s.e.compute), s.e.source);
+  say("memory_efficiency", plain(s.e.memory), s.e.source);
+  say("op_overhead_s", plain(s.e.op_overhead_s), s.e.source);
+  say("usable_memory_fraction", plain(kUsableMemoryFraction), "docs/model.md#memory (vLLM gpu_memory_utilization default)");
   say("plan", to_string(plan), "docs/model.md#plans");
   if (!s.req.precision) say("precision", std::string(to_string(s.p)), "docs/model.md#precision (default for the task)");
   if (s.req.scenario == Scenario::server && s.task == Task::infer) {
-    say("latency_target_s", s.llm ? "tpot " + num(s.req.latency_target_s.value_or(kLlmTpotS)) + ", ttft " + num(kLlmTtftS)
-                                  : num(s.req.latency_target_s.value_or(kServerLatencyS)),
+    say("latency_target_s", s.llm ? "tpot " + plain(s.req.latency_target_s.value_or(kLlmTpotS)) + ", ttft " + plain(kLlmTtftS)
+                                  : plain(s.req.latency_target_s.value_or(kServerLatencyS)),
         "docs/model.md#batch (MLPerf llama2-70b server bounds for LLMs)");
   }
   if (s.task == Task::infer)
@@ -576,20 +572,20 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   if (s.llm) say("llm_batching", "continuous: tokens/s = data x B x O / (prefill(B) + (O - 1) x decode_step(B))", "docs/model.md#llm");
   if (needs_link) {
     const detail::Fabric& f = *s.fabric;
-    say("link", f.up.name + " " + num(f.up.peak_bytes_per_s / 1e9) + " GB/s per direction", a.id + " catalog entry");
+    say("link", f.up.name + " " + plain(f.up.peak_bytes_per_s / 1e9) + " GB/s per direction", a.id + " catalog entry");
     if (f.domain > 0) say("scale_up_domain", std::to_string(f.domain) + " devices", a.id + " catalog entry");
     if (!f.out_name.empty())
-      say("scale_out", f.out_name + " " + num(f.out_bytes_per_s / 1e9) + " GB/s per device per direction", a.id + " catalog entry");
-    say("link_efficiency", num(s.e.link), s.e.source);
-    say("link_latency_s", num(f.up_latency_s), "docs/model.md#collectives (NCCL tuning.cc Ring/LL)");
+      say("scale_out", f.out_name + " " + plain(f.out_bytes_per_s / 1e9) + " GB/s per device per direction", a.id + " catalog entry");
+    say("link_efficiency", plain(s.e.link), s.e.source);
+    say("link_latency_s", plain(f.up_latency_s), "docs/model.md#collectives (NCCL tuning.cc Ring/LL)");
   }
   if (s.req.count > plan.devices())
     say("idle_devices", std::to_string(s.req.count - plan.devices()), "count is not a multiple of the tensor-parallel degree");
   if (s.task == Task::train) {
     say("optimizer", "Adam, mixed precision: weights + grads in " + std::string(to_string(s.p)) + ", fp32 master + m + v", "docs/model.md#memory");
-    say("pipeline_schedule", plan.pp > 1 ? (plan.vp > 1 ? "interleaved 1F1B, bubble " : "1F1B, bubble ") + num(out.bubble_fraction) : "none",
+    say("pipeline_schedule", plan.pp > 1 ? (plan.vp > 1 ? "interleaved 1F1B, bubble " : "1F1B, bubble ") + plain(out.bubble_fraction) : "none",
         "docs/model.md#pipeline (Narayanan et al. SC'21)");
-    say("straggler_factor", num(straggler_factor(plan.devices(), s.req.straggler_cv)), "docs/model.md#stragglers (Blom)");
+    say("straggler_factor", plain(straggler_factor(plan.devices(), s.req.straggler_cv)), "docs/model.md#stragglers (Blom)");
   }
   if (!w.unsupported_ops.empty()) say("unsupported_ops", std::to_string(w.unsupported_ops.size()) + " ops not costed", w.id);
   return out;

@@ -62,11 +62,6 @@ std::optional<double> leading_number(const std::string& s) {
   return std::stod(m[1]);
 }
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
 
 // First word of a precision cell: "FP8 (e4m3fn)" -> fp8, "FP64 data" -> fp64.
 std::optional<Precision> row_precision(const std::string& cell) {
@@ -218,7 +213,7 @@ Result<double> predict_training(const MeasurementRow& r, const catalog::Accelera
     if (!req.global_batch) return make_error(Errc::invalid_input, "time to train needs the global batch (batch_size)");
     Result<SamplesToTarget> n = samples_to_target(rcps, r.model_id, *req.global_batch);
     if (!n) return make_error(n.error());
-    method += "; " + num(n->samples) + " samples, " + n->how;
+    method += "; " + plain(n->samples) + " samples, " + n->how;
     return n->samples / p->samples_per_s / 60;
   }
   if (unit == "tokens/s") {

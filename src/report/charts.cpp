@@ -376,7 +376,14 @@ std::string svg_bar(const BarChart& c) {
   for (const std::string& cat : c.categories) widest = std::max(widest, plot::text_width(short_label(cat), 12));
   const double band_guess = (f.plot_x1() - f.plot_x0()) / static_cast<double>(std::max<std::size_t>(ncat, 1));
   bool rotate = widest > band_guess - 6;
-  if (rotate) f.bottom = std::max(f.bottom, 44 + widest * std::sin(40 * M_PI / 180) + 12);
+  if (rotate) {
+    f.bottom = std::max(f.bottom, 44 + widest * std::sin(40 * M_PI / 180) + 12);
+    // The first slanted label reaches left of its bar: widen the chart on the
+    // left (the bands keep their width) so it stays inside.
+    const double reach = plot::text_width(short_label(c.categories.front()), 12) * std::cos(40 * M_PI / 180);
+    const double extra = reach + 12 * std::sin(40 * M_PI / 180) + 4 - (f.left + band_guess / 2);  // + the glyphs' height
+    if (extra > 0) f.left += extra, f.width += extra;
+  }
   f.height = std::max(f.height, f.bottom + 300);
   Axis ya = c.y;
   ya.log = log;

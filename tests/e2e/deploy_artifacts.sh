@@ -69,7 +69,11 @@ fi
 
 # The --help examples run as written (from a folder holding data/).
 ln -sfn "$SRC/data" data
-"$ROOFTOP" deploy --help | sed -n 's/^  rooftop /rooftop /p' >examples.txt
+# (an example wrapped to the terminal's width continues with a trailing '\')
+"$ROOFTOP" deploy --help | awk '/^  rooftop / {
+    cmd = $0
+    while (cmd ~ /\\$/ && (getline next_line) > 0) { sub(/ *\\$/, " ", cmd); sub(/^ +/, "", next_line); cmd = cmd next_line }
+    sub(/^  /, "", cmd); print cmd }' >examples.txt
 [ "$(wc -l <examples.txt)" -ge 3 ]
 while read -r line; do
   echo "example: $line"

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
 #include <cmath>
+#include <map>
 #include <random>
 #include <set>
 
@@ -120,6 +120,78 @@ TEST(Advise, UnpricedPartsAreScoredOnWhatIsKnownAndSaySo) {
   EXPECT_TRUE(seen_unpriced);
 }
 
+// The rank is the order of the score the table shows (two decimals), nothing else.
+TEST(Advise, RankFollowsTheShownScore) {
+  for (double target : {2000.0, 20000.0, 80000.0}) {
+    Advice a = run(throughput_scenario(target));
+    for (std::size_t i = 1; i < a.candidates.size(); ++i) {
+      EXPECT_GE(std::round(a.candidates[i - 1].scores.total * 100), std::round(a.candidates[i].scores.total * 100))
+          << "rank " << i << " vs " << i + 1 << " at " << target;
+    }
+  }
+}
+
+TEST(Advise, WeightsChangeTheRanking) {
+  Scenario s = throughput_scenario(20000);
+  s.weights = Weights{0, 0, 0, 0, 0, 1};  // TCO only
+  Advice a = run(s);
+  ASSERT_GE(a.candidates.size(), 2u);
+  ASSERT_TRUE(a.candidates[0].priced);
+  for (const Candidate& c : a.candidates) {
+    if (c.priced) {
+      EXPECT_LE(*a.candidates[0].cost.tco_usd, *c.cost.tco_usd) << c.accelerator->id;
+    }
+  }
+}
+
+TEST(Advise, ConsumerPartsCarryTheirCaveatAndCanBeExcluded) {
+  catalog::Catalog cat = toy_catalog();
+  for (catalog::Accelerator& x : cat.accelerators) {
+    if (x.id == "small-gpu") x.caveats.push_back({catalog::CaveatKind::consumer, "driver licence excludes data centres", "test"});
+  }
+  Scenario s = throughput_scenario(2000);
+  Advice with = run(s, cat);
+  auto small = std::find_if(with.candidates.begin(), with.candidates.end(),
+                            [](const Candidate& c) { return c.accelerator->id == "small-gpu"; });
+  ASSERT_NE(small, with.candidates.end());
+  report::Document d = build_report(s, with, 10);
+  std::string md = report::render_markdown(d, "x-").markdown;
+  EXPECT_NE(md.find("small-gpu: driver licence excludes data centres"), std::string::npos);
+  s.consumer_parts = false;
+  Advice without = run(s, cat);
+  for (const Candidate& c : without.candidates) EXPECT_NE(c.accelerator->id, "small-gpu");
+  auto r = std::find_if(without.rejected.begin(), without.rejected.end(),
+                        [](const Rejection& x) { return x.accelerator == "small-gpu"; });
+  ASSERT_NE(r, without.rejected.end());
+  EXPECT_NE(r->reason.find("constraints.consumer_parts"), std::string::npos) << r->reason;
+}
+
+TEST(Advise, AnswerLineComesFirstAndNamesTheChoice) {
+  Scenario s = throughput_scenario(20000);
+  Advice a = run(s);
+  ASSERT_GE(a.candidates.size(), 2u);
+  std::string line = answer_line(s, a);
+  EXPECT_EQ(line.rfind("Buy " + std::to_string(a.candidates[0].count) + " x " + a.candidates[0].accelerator->name, 0), 0u)
+      << line;
+  EXPECT_NE(line.find("2nd choice"), std::string::npos) << line;
+  EXPECT_EQ(line.find("e+"), std::string::npos) << line;
+  report::Document d = build_report(s, a, 5);
+  ASSERT_FALSE(d.blocks.empty());
+  const auto* first = std::get_if<report::Paragraph>(&d.blocks.front());
+  ASSERT_NE(first, nullptr);
+  EXPECT_NE(first->text.find(line), std::string::npos);
+  s.deployment = Deployment::cloud;
+  EXPECT_EQ(answer_line(s, a).rfind("Rent ", 0), 0u);
+}
+
+TEST(Advise, PrecisionRejectionNeverPrintsAnEmptyList) {
+  catalog::Catalog cat = toy_catalog();
+  cat.accelerators[0].peak_flop_per_s = {};
+  Scenario s = throughput_scenario(2000);
+  Advice a = run(s, cat);
+  for (const Rejection& r : a.rejected) EXPECT_EQ(r.reason.find("(has )"), std::string::npos) << r.reason;
+}
+
 // Deployment decides how a part is priced and whether a rented-only part is
 // allowed: on-prem rejects it saying it is cloud-only; cloud prices hours x
 // $/hour x utilisation over the horizon; either prices both.
@@ -207,13 +279,6 @@ TEST(Advise, TcoListsThePriceDateOfEveryPart) {
     EXPECT_EQ(k.cost.cloud_price_date, "") << "on-prem uses no cloud price";
     if (k.accelerator->id == "small-gpu") {
       EXPECT_EQ(k.cost.list_price_date, "undated");
-// The rank is the order of the score the table shows (two decimals), nothing else.
-TEST(Advise, RankFollowsTheShownScore) {
-  for (double target : {2000.0, 20000.0, 80000.0}) {
-    Advice a = run(throughput_scenario(target));
-    for (std::size_t i = 1; i < a.candidates.size(); ++i) {
-      EXPECT_GE(std::round(a.candidates[i - 1].scores.total * 100), std::round(a.candidates[i].scores.total * 100))
-          << "rank " << i << " vs " << i + 1 << " at " << target;
     }
   }
 }
@@ -232,66 +297,8 @@ TEST(Advise, RejectionsSayExactlyWhatIsMissing) {
   EXPECT_NE(why["small-gpu"].find("it has no software section"), std::string::npos) << why["small-gpu"];
   EXPECT_NE(why["npu"].find("(it lists mindspore)"), std::string::npos) << why["npu"];
   EXPECT_EQ(why["mid-gpu"], "memory capacity unknown: system memory: depends on the DIMMs; cannot check the fit");
-TEST(Advise, WeightsChangeTheRanking) {
-  Scenario s = throughput_scenario(20000);
-  s.weights = Weights{0, 0, 0, 0, 0, 1};  // TCO only
-  Advice a = run(s);
-  ASSERT_GE(a.candidates.size(), 2u);
-  ASSERT_TRUE(a.candidates[0].priced);
-  for (const Candidate& c : a.candidates) {
-    if (c.priced) {
-      EXPECT_LE(*a.candidates[0].cost.tco_usd, *c.cost.tco_usd) << c.accelerator->id;
-    }
-  }
 }
 
-TEST(Advise, ConsumerPartsCarryTheirCaveatAndCanBeExcluded) {
-  catalog::Catalog cat = toy_catalog();
-  for (catalog::Accelerator& x : cat.accelerators) {
-    if (x.id == "small-gpu") x.caveats.push_back({catalog::CaveatKind::consumer, "driver licence excludes data centres", "test"});
-  }
-  Scenario s = throughput_scenario(2000);
-  Advice with = run(s, cat);
-  auto small = std::find_if(with.candidates.begin(), with.candidates.end(),
-                            [](const Candidate& c) { return c.accelerator->id == "small-gpu"; });
-  ASSERT_NE(small, with.candidates.end());
-  report::Document d = build_report(s, with, 10);
-  std::string md = report::render_markdown(d, "x-").markdown;
-  EXPECT_NE(md.find("small-gpu: driver licence excludes data centres"), std::string::npos);
-  s.consumer_parts = false;
-  Advice without = run(s, cat);
-  for (const Candidate& c : without.candidates) EXPECT_NE(c.accelerator->id, "small-gpu");
-  auto r = std::find_if(without.rejected.begin(), without.rejected.end(),
-                        [](const Rejection& x) { return x.accelerator == "small-gpu"; });
-  ASSERT_NE(r, without.rejected.end());
-  EXPECT_NE(r->reason.find("constraints.consumer_parts"), std::string::npos) << r->reason;
-}
-
-TEST(Advise, AnswerLineComesFirstAndNamesTheChoice) {
-  Scenario s = throughput_scenario(20000);
-  Advice a = run(s);
-  ASSERT_GE(a.candidates.size(), 2u);
-  std::string line = answer_line(s, a);
-  EXPECT_EQ(line.rfind("Buy " + std::to_string(a.candidates[0].count) + " x " + a.candidates[0].accelerator->name, 0), 0u)
-      << line;
-  EXPECT_NE(line.find("2nd choice"), std::string::npos) << line;
-  EXPECT_EQ(line.find("e+"), std::string::npos) << line;
-  report::Document d = build_report(s, a, 5);
-  ASSERT_FALSE(d.blocks.empty());
-  const auto* first = std::get_if<report::Paragraph>(&d.blocks.front());
-  ASSERT_NE(first, nullptr);
-  EXPECT_NE(first->text.find(line), std::string::npos);
-  s.deployment = Deployment::cloud;
-  EXPECT_EQ(answer_line(s, a).rfind("Rent ", 0), 0u);
-}
-
-TEST(Advise, PrecisionRejectionNeverPrintsAnEmptyList) {
-  catalog::Catalog cat = toy_catalog();
-  cat.accelerators[0].peak_flop_per_s = {};
-  Scenario s = throughput_scenario(2000);
-  Advice a = run(s, cat);
-  for (const Rejection& r : a.rejected) EXPECT_EQ(r.reason.find("(has )"), std::string::npos) << r.reason;
-}
 
 TEST(Advise, BudgetNeedsAPrice) {
   Scenario s = throughput_scenario(20000);
