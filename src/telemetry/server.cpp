@@ -64,6 +64,7 @@ struct MetricsServer::Conn {
   bool writing = false;
   bool close_after = false;
   double deadline_s = 0;
+  double idle_since_s = 0;  // accepted, or last answer sent: what "oldest" means at the cap
 };
 
 Result<std::pair<std::string, int>> parse_listen(const std::string& text) {
@@ -189,17 +190,38 @@ void MetricsServer::accept_all() {
   for (;;) {
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
-    if (static_cast<int>(conns_.size()) >= opts_.max_connections) {
-      send_and_close(fd, 503);
+    if (!make_room()) {
+      send_and_close(fd, 503);  // every slot is busy sending an answer
       continue;
     }
     const int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     auto c = std::make_unique<Conn>();
     c->fd = fd;
-    c->deadline_s = now_s() + opts_.header_timeout_s;  // a fresh connection must send a request soon
+    c->idle_since_s = now_s();
+    c->deadline_s = c->idle_since_s + opts_.header_timeout_s;  // a fresh connection must send a request soon
     conns_.push_back(std::move(c));
   }
+}
+
+// At the cap, closes the connection that has waited longest without being
+// answered (idle keep-alive, or a request head still incomplete) so that a
+// new client, such as a scrape arriving while hundreds of half-open
+// connections are held, gets a slot at once rather than a 503. Connections
+// busy sending an answer are kept; false when every slot is one of those.
+bool MetricsServer::make_room() {
+  Conn* oldest = nullptr;
+  int open = 0;
+  for (auto& c : conns_) {
+    if (c->fd < 0) continue;
+    ++open;
+    if (!c->writing && (!oldest || c->idle_since_s < oldest->idle_since_s)) oldest = c.get();
+  }
+  if (open < opts_.max_connections) return true;
+  if (!oldest) return false;
+  close(oldest->fd);  // removed from conns_ at the end of this round of run()
+  oldest->fd = -1;
+  return true;
 }
 
 void MetricsServer::on_readable(Conn& c) {
@@ -335,7 +357,8 @@ void MetricsServer::flush(Conn& c) {
   c.writing = false;
   c.body.reset();
   c.head.clear();
-  c.deadline_s = now_s() + (c.in.empty() ? opts_.idle_timeout_s : opts_.header_timeout_s);
+  c.idle_since_s = now_s();
+  c.deadline_s = c.idle_since_s + (c.in.empty() ? opts_.idle_timeout_s : opts_.header_timeout_s);
   if (!c.in.empty()) process(c);  // a pipelined request already arrived
 }
 

@@ -6,7 +6,8 @@
 // worker forever) and its fixed thread pool is exhausted by a handful of
 // such clients; it also spends a thread per connection. Here every request
 // head must arrive whole within header_timeout_s of its first byte, the head
-// is capped at max_request_bytes, connections are capped, and a scrape only
+// is capped at max_request_bytes, connections are capped (at the cap the
+// oldest connection not sending an answer makes way), and a scrape only
 // copies a pointer to the text the sampler pre-rendered: it never touches a
 // device. Only GET/HEAD of /metrics and /healthz are served; anything else
 // gets a 4xx and the connection is closed (docs/monitor.md).
@@ -30,7 +31,7 @@ struct ServerOptions {
   double idle_timeout_s = 60;              // keep-alive connection without a request
   double write_timeout_s = 10;             // a response must be taken in this time
   std::size_t max_request_bytes = 8192;    // request line + headers
-  int max_connections = 64;                // more are answered 503 and closed
+  int max_connections = 64;                // at the cap the oldest idle/incomplete one is closed for a new one
   double stale_after_s = 10;               // /healthz says 503 when the last publish is older
 };
 
@@ -54,6 +55,7 @@ class MetricsServer {
   struct Conn;
   MetricsServer(const ServerOptions& opts, int listen_fd, int port, int wake_r, int wake_w);
   void accept_all();
+  bool make_room();
   void on_readable(Conn& c);
   void process(Conn& c);
   void respond(Conn& c, int status, std::string_view extra_headers, std::shared_ptr<const std::string> body,
