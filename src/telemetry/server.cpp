@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "core/text.h"
+#include "telemetry/webconfig.h"
 
 namespace rooftop::telemetry {
 namespace {
@@ -31,6 +32,7 @@ const char* reason(int status) {
   switch (status) {
     case 200: return "OK";
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 408: return "Request Timeout";
@@ -274,12 +276,14 @@ void MetricsServer::process(Conn& c) {
     return respond(c, 400, "", nullptr, false, true);
   if (parts[2] != "HTTP/1.1" && parts[2] != "HTTP/1.0") return respond(c, 505, "", nullptr, false, true);
   bool close_after = parts[2] == "HTTP/1.0";
+  std::string authorization;
   if (lines.size() > 101) return respond(c, 431, "", nullptr, false, true);
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const auto colon = lines[i].find(':');
     if (colon == std::string::npos || colon == 0) return respond(c, 400, "", nullptr, false, true);
     const std::string name = lines[i].substr(0, colon);
     const std::string val = trim(std::string_view(lines[i]).substr(colon + 1));
+    if (ieq(name, "authorization")) authorization = val;
     if (ieq(name, "connection")) close_after = ieq(val, "close") || (close_after && !ieq(val, "keep-alive"));
     if ((ieq(name, "content-length") && val != "0") || ieq(name, "transfer-encoding"))
       return respond(c, 400, "", nullptr, false, true);  // no bodies: never guess where the next request starts
@@ -288,6 +292,9 @@ void MetricsServer::process(Conn& c) {
   if (parts[0] != "GET" && !head_only) return respond(c, 405, "Allow: GET, HEAD\r\n", nullptr, false, true);
   const std::string path = parts[1].substr(0, parts[1].find('?'));
   if (path == "/metrics") {
+    if (!authorized(authorization))
+      return respond(c, 401, "WWW-Authenticate: Basic realm=\"rooftop monitor\", charset=\"UTF-8\"\r\n", nullptr,
+                     head_only, close_after);
     std::shared_ptr<const std::string> body;
     {
       std::lock_guard lock(mu_);
@@ -306,6 +313,16 @@ void MetricsServer::process(Conn& c) {
                    head_only, close_after);
   }
   respond(c, 404, "", nullptr, head_only, close_after);
+}
+
+bool MetricsServer::authorized(const std::string& authorization) {
+  if (opts_.basic_auth_users.empty()) return true;
+  if (authorization.empty()) return false;
+  if (std::find(authorized_.begin(), authorized_.end(), authorization) != authorized_.end()) return true;
+  if (!check_basic_auth(opts_.basic_auth_users, authorization)) return false;
+  if (authorized_.size() >= 16) authorized_.erase(authorized_.begin());
+  authorized_.push_back(authorization);
+  return true;
 }
 
 void MetricsServer::respond(Conn& c, int status, std::string_view extra_headers,

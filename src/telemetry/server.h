@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -33,6 +34,9 @@ struct ServerOptions {
   std::size_t max_request_bytes = 8192;    // request line + headers
   int max_connections = 64;                // at the cap the oldest idle/incomplete one is closed for a new one
   double stale_after_s = 10;               // /healthz says 503 when the last publish is older
+  // HTTP basic auth for /metrics (telemetry/webconfig.h): user -> bcrypt
+  // hash; empty = none. /healthz stays open for liveness probes.
+  std::map<std::string, std::string> basic_auth_users;
 };
 
 // "127.0.0.1:9400", "[::1]:9400", ":9400" (all interfaces) -> host, port.
@@ -58,6 +62,7 @@ class MetricsServer {
   bool make_room();
   void on_readable(Conn& c);
   void process(Conn& c);
+  bool authorized(const std::string& authorization);
   void respond(Conn& c, int status, std::string_view extra_headers, std::shared_ptr<const std::string> body,
                bool head_only, bool close_after);
   void flush(Conn& c);
@@ -71,6 +76,7 @@ class MetricsServer {
   std::shared_ptr<const std::string> metrics_;
   std::atomic<double> published_s_{-1};
   std::vector<std::unique_ptr<Conn>> conns_;
+  std::vector<std::string> authorized_;  // Authorization values that passed bcrypt (bounded; saves a bcrypt per scrape)
 };
 
 }  // namespace rooftop::telemetry
