@@ -14,6 +14,7 @@
 #include "telemetry/server.h"
 #include "telemetry/store.h"
 #include "telemetry/telemetry.h"
+#include "telemetry/webconfig.h"
 
 namespace rooftop::app {
 namespace {
@@ -37,6 +38,7 @@ struct MonitorOptions {
   std::string backends = "auto";
   std::string names = "dcgm";
   std::string proc_root = "/";
+  std::string web_config;
   bool json = false;
 };
 
@@ -54,6 +56,12 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
   if (!retention) return report_error(Error{Errc::invalid_input, retention.error().message, "--retention"});
   if (*retention < 60)
     return report_error(Error{Errc::invalid_input, "the retention must be at least 1m", "--retention"});
+  tel::WebConfig web;
+  if (!o.web_config.empty()) {
+    auto w = tel::load_web_config(o.web_config);
+    if (!w) return report_error(w.error());
+    web = std::move(*w);
+  }
 
   // 2. Backends and the history database (a bad database stops us here, exit 2).
   tel::BackendOptions bopts;
@@ -80,6 +88,7 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
   sv.host = listen->first;
   sv.port = listen->second;
   sv.stale_after_s = std::max(10.0, 3 * *interval);
+  sv.basic_auth_users = std::move(web.basic_auth_users);
   auto server = tel::MetricsServer::listen(sv);
   if (!server) return report_error(server.error());
   g_server = server->get();
@@ -139,12 +148,16 @@ Command add_monitor_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--db", opts->db, "SQLite file for the history (WAL mode); none when not given")->type_name("FILE");
   sub->add_option("--retention", opts->retention, "How long the history keeps rows")->capture_default_str();
   sub->add_option("--backends", opts->backends,
-                  "auto, or a comma list of proc, nvml, rocm, ascend, fake:TRACE (a trace file, see data/traces/)")
+                  "auto (each backend optional), or a comma list of proc, nvml, rocm, ascend, fake:TRACE (a trace\n"
+                  "file, see data/traces/); a listed backend that cannot load is exit 2")
       ->capture_default_str();
   sub->add_option("--names", opts->names, "Metric names: dcgm (dcgm-exporter names and labels) or rooftop (base units)")
       ->capture_default_str();
   sub->add_option("--proc-root", opts->proc_root, "Root holding proc/ and sys/ for the host backend")
       ->capture_default_str();
+  sub->add_option("--web.config.file", opts->web_config,
+                  "node_exporter-format web config: basic_auth_users (bcrypt hashes) guard /metrics; no TLS")
+      ->type_name("FILE");
   sub->add_flag("--json", opts->json, "Print one JSON line with the address and device count once serving");
   sub->footer(
       "Examples:\n"

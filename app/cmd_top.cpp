@@ -145,7 +145,8 @@ Command add_top_command(CLI::App& app, const GlobalOptions&) {
   sub->add_flag("--once", opts->once, "Print one round and exit (for scripts)");
   sub->add_flag("--json", opts->json, "One JSON object per round (keys in snake_case with units)");
   sub->add_option("--interval", opts->interval, "Refresh interval")->capture_default_str();
-  sub->add_option("--backends", opts->backends, "auto, or a comma list of proc, nvml, rocm, ascend, fake:TRACE")
+  sub->add_option("--backends", opts->backends,
+                  "auto (each optional), or a comma list of proc, nvml, rocm, ascend, fake:TRACE (each required)")
       ->capture_default_str();
   sub->add_option("--proc-root", opts->proc_root, "Root holding proc/ and sys/ for the host backend")
       ->capture_default_str();

@@ -10,7 +10,7 @@ set -euo pipefail
 BUILD_PKGS=(
   build-essential cmake ninja-build pkg-config ccache
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  libsqlite3-dev sqlite3
+  libsqlite3-dev sqlite3 libcrypt-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libopenmpi-dev openmpi-bin libhwloc-dev
   libopenblas-dev

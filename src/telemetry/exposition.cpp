@@ -2,11 +2,12 @@
 //
 // Two name sets for the device series (docs/monitor.md lists them all):
 // `dcgm` keeps dcgm-exporter's names, units (%, MiB, mJ, MHz) and labels
-// (gpu, UUID, device, modelName, Hostname) so existing Grafana dashboards
-// work; `rooftop` uses rooftop_* names in base units (ratios, bytes, joules,
-// hertz) with the identity in a rooftop_gpu_info join metric, and passes
-// `promtool check metrics` clean. Host, exporter, clock-event and process
-// series are rooftop_* with snake_case labels in both. A value the device did not report is left out, never a sentinel.
+// (gpu, UUID, pci_bus_id, device, modelName, Hostname) so existing Grafana
+// dashboards work; `rooftop` uses rooftop_* names in base units (ratios,
+// bytes, joules, hertz) with the identity in a rooftop_gpu_info join metric,
+// and passes `promtool check metrics` clean. Host, exporter, clock-event and
+// process series are rooftop_* in both; a device series carries the device
+// labels of the name set in use, so one label is spelt one way per set. A value the device did not report is left out, never a sentinel.
 // Each family is one uninterrupted group with HELP and TYPE first.
 #include <fmt/format.h>
 
@@ -119,6 +120,8 @@ void gpu_labels(std::string& out, const DeviceInfo& d, Names names) {
   if (names == Names::dcgm) {
     fmt::format_to(Out(out), "{{gpu=\"{}\",UUID=\"", d.index);
     escape(out, d.uuid);
+    out += "\",pci_bus_id=\"";
+    escape(out, d.pci_bus_id);
     out += "\",device=\"";
     escape(out, d.device);
     out += "\",modelName=\"";
@@ -155,7 +158,7 @@ void render_gpus(std::string& out, const Snapshot& snap, Names names) {
     any = true;
     for (const auto& [bit, reason] : kReasons) {
       out += "rooftop_gpu_clock_event_active";
-      gpu_labels(out, r.info, Names::rooftop);  // our own series: snake_case labels in both sets
+      gpu_labels(out, r.info, names);  // one spelling per label within a name set
       fmt::format_to(Out(out), ",reason=\"{}\"}}", reason);
       value(out, (*r.sample.throttle_reasons & bit) ? 1 : 0);
     }
@@ -167,7 +170,7 @@ void render_gpus(std::string& out, const Snapshot& snap, Names names) {
       if (!any) header(out, "rooftop_gpu_process_memory_used_bytes", "Device memory used by one process.", false);
       any = true;
       out += "rooftop_gpu_process_memory_used_bytes";
-      gpu_labels(out, r.info, Names::rooftop);
+      gpu_labels(out, r.info, names);
       fmt::format_to(Out(out), ",pid=\"{}\"}}", p.pid);
       value(out, *p.gpu_mem_used_bytes);
     }

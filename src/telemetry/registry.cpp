@@ -11,7 +11,13 @@ std::vector<std::string> backend_names() { return {"proc", "nvml", "rocm", "asce
 
 Result<std::unique_ptr<Backend>> make_backend(std::string_view spec, const BackendOptions& opts) {
   const std::string s = trim(spec);
-  if (s == "proc") return make_proc_backend(opts.proc_root);
+  if (s == "proc") {
+    std::string node = opts.node_name;
+    if (node.empty()) {
+      if (const char* env = std::getenv("NODE_NAME")) node = trim(env);
+    }
+    return make_proc_backend(opts.proc_root, node);
+  }
   if (s == "nvml") {
     std::string lib = opts.nvml_library;
     if (lib.empty()) {
@@ -35,6 +41,7 @@ Result<std::vector<std::unique_ptr<Backend>>> make_backends(std::string_view lis
   for (const std::string& spec : specs) {
     auto b = make_backend(spec, opts);
     if (!b) return make_error(b.error());
+    (*b)->set_required(l != "auto");
     out.push_back(std::move(*b));
   }
   return out;

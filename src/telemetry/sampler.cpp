@@ -25,11 +25,14 @@ Sampler::Sampler(std::vector<std::unique_ptr<Backend>> backends)
 Sampler::~Sampler() { stop(); }
 
 Result<void> Sampler::open(std::vector<std::string>* warnings) {
+  std::string absent;  // optional backends whose library or driver is not there
   for (auto& b : backends_) {
     auto devices = b->open();
     if (!devices) {
-      if (backends_.size() == 1) return make_error(devices.error());
-      if (warnings) warnings->push_back(b->name() + ": " + devices.error().what());
+      const Error& e = devices.error();
+      if (b->required()) return make_error(e.code, e.message, e.context.empty() ? "--backends " + b->name() : e.context);
+      if (b->needs_driver() && e.code == Errc::not_found) absent += (absent.empty() ? "" : "; ") + b->name() + ": " + e.what();
+      else if (warnings) warnings->push_back(b->name() + ": " + e.what());
       continue;
     }
     for (std::size_t i = 0; i < devices->size(); ++i) {
@@ -37,6 +40,8 @@ Result<void> Sampler::open(std::vector<std::string>* warnings) {
       devices_.push_back((*devices)[i]);
     }
   }
+  if (!absent.empty() && devices_.empty() && warnings)
+    warnings->push_back("no accelerator found, serving host metrics only (" + absent + ")");
   return {};
 }
 

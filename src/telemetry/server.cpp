@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "core/text.h"
+#include "telemetry/webconfig.h"
 
 namespace rooftop::telemetry {
 namespace {
@@ -31,6 +32,7 @@ const char* reason(int status) {
   switch (status) {
     case 200: return "OK";
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 408: return "Request Timeout";
@@ -64,6 +66,7 @@ struct MetricsServer::Conn {
   bool writing = false;
   bool close_after = false;
   double deadline_s = 0;
+  double idle_since_s = 0;  // accepted, or last answer sent: what "oldest" means at the cap
 };
 
 Result<std::pair<std::string, int>> parse_listen(const std::string& text) {
@@ -189,17 +192,38 @@ void MetricsServer::accept_all() {
   for (;;) {
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
-    if (static_cast<int>(conns_.size()) >= opts_.max_connections) {
-      send_and_close(fd, 503);
+    if (!make_room()) {
+      send_and_close(fd, 503);  // every slot is busy sending an answer
       continue;
     }
     const int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     auto c = std::make_unique<Conn>();
     c->fd = fd;
-    c->deadline_s = now_s() + opts_.header_timeout_s;  // a fresh connection must send a request soon
+    c->idle_since_s = now_s();
+    c->deadline_s = c->idle_since_s + opts_.header_timeout_s;  // a fresh connection must send a request soon
     conns_.push_back(std::move(c));
   }
+}
+
+// At the cap, closes the connection that has waited longest without being
+// answered (idle keep-alive, or a request head still incomplete) so that a
+// new client, such as a scrape arriving while hundreds of half-open
+// connections are held, gets a slot at once rather than a 503. Connections
+// busy sending an answer are kept; false when every slot is one of those.
+bool MetricsServer::make_room() {
+  Conn* oldest = nullptr;
+  int open = 0;
+  for (auto& c : conns_) {
+    if (c->fd < 0) continue;
+    ++open;
+    if (!c->writing && (!oldest || c->idle_since_s < oldest->idle_since_s)) oldest = c.get();
+  }
+  if (open < opts_.max_connections) return true;
+  if (!oldest) return false;
+  close(oldest->fd);  // removed from conns_ at the end of this round of run()
+  oldest->fd = -1;
+  return true;
 }
 
 void MetricsServer::on_readable(Conn& c) {
@@ -252,12 +276,14 @@ void MetricsServer::process(Conn& c) {
     return respond(c, 400, "", nullptr, false, true);
   if (parts[2] != "HTTP/1.1" && parts[2] != "HTTP/1.0") return respond(c, 505, "", nullptr, false, true);
   bool close_after = parts[2] == "HTTP/1.0";
+  std::string authorization;
   if (lines.size() > 101) return respond(c, 431, "", nullptr, false, true);
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const auto colon = lines[i].find(':');
     if (colon == std::string::npos || colon == 0) return respond(c, 400, "", nullptr, false, true);
     const std::string name = lines[i].substr(0, colon);
     const std::string val = trim(std::string_view(lines[i]).substr(colon + 1));
+    if (ieq(name, "authorization")) authorization = val;
     if (ieq(name, "connection")) close_after = ieq(val, "close") || (close_after && !ieq(val, "keep-alive"));
     if ((ieq(name, "content-length") && val != "0") || ieq(name, "transfer-encoding"))
       return respond(c, 400, "", nullptr, false, true);  // no bodies: never guess where the next request starts
@@ -266,6 +292,9 @@ void MetricsServer::process(Conn& c) {
   if (parts[0] != "GET" && !head_only) return respond(c, 405, "Allow: GET, HEAD\r\n", nullptr, false, true);
   const std::string path = parts[1].substr(0, parts[1].find('?'));
   if (path == "/metrics") {
+    if (!authorized(authorization))
+      return respond(c, 401, "WWW-Authenticate: Basic realm=\"rooftop monitor\", charset=\"UTF-8\"\r\n", nullptr,
+                     head_only, close_after);
     std::shared_ptr<const std::string> body;
     {
       std::lock_guard lock(mu_);
@@ -284,6 +313,16 @@ void MetricsServer::process(Conn& c) {
                    head_only, close_after);
   }
   respond(c, 404, "", nullptr, head_only, close_after);
+}
+
+bool MetricsServer::authorized(const std::string& authorization) {
+  if (opts_.basic_auth_users.empty()) return true;
+  if (authorization.empty()) return false;
+  if (std::find(authorized_.begin(), authorized_.end(), authorization) != authorized_.end()) return true;
+  if (!check_basic_auth(opts_.basic_auth_users, authorization)) return false;
+  if (authorized_.size() >= 16) authorized_.erase(authorized_.begin());
+  authorized_.push_back(authorization);
+  return true;
 }
 
 void MetricsServer::respond(Conn& c, int status, std::string_view extra_headers,
@@ -335,7 +374,8 @@ void MetricsServer::flush(Conn& c) {
   c.writing = false;
   c.body.reset();
   c.head.clear();
-  c.deadline_s = now_s() + (c.in.empty() ? opts_.idle_timeout_s : opts_.header_timeout_s);
+  c.idle_since_s = now_s();
+  c.deadline_s = c.idle_since_s + (c.in.empty() ? opts_.idle_timeout_s : opts_.header_timeout_s);
   if (!c.in.empty()) process(c);  // a pipelined request already arrived
 }
 

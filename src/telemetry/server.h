@@ -6,13 +6,15 @@
 // worker forever) and its fixed thread pool is exhausted by a handful of
 // such clients; it also spends a thread per connection. Here every request
 // head must arrive whole within header_timeout_s of its first byte, the head
-// is capped at max_request_bytes, connections are capped, and a scrape only
+// is capped at max_request_bytes, connections are capped (at the cap the
+// oldest connection not sending an answer makes way), and a scrape only
 // copies a pointer to the text the sampler pre-rendered: it never touches a
 // device. Only GET/HEAD of /metrics and /healthz are served; anything else
 // gets a 4xx and the connection is closed (docs/monitor.md).
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,8 +32,11 @@ struct ServerOptions {
   double idle_timeout_s = 60;              // keep-alive connection without a request
   double write_timeout_s = 10;             // a response must be taken in this time
   std::size_t max_request_bytes = 8192;    // request line + headers
-  int max_connections = 64;                // more are answered 503 and closed
+  int max_connections = 64;                // at the cap the oldest idle/incomplete one is closed for a new one
   double stale_after_s = 10;               // /healthz says 503 when the last publish is older
+  // HTTP basic auth for /metrics (telemetry/webconfig.h): user -> bcrypt
+  // hash; empty = none. /healthz stays open for liveness probes.
+  std::map<std::string, std::string> basic_auth_users;
 };
 
 // "127.0.0.1:9400", "[::1]:9400", ":9400" (all interfaces) -> host, port.
@@ -54,8 +59,10 @@ class MetricsServer {
   struct Conn;
   MetricsServer(const ServerOptions& opts, int listen_fd, int port, int wake_r, int wake_w);
   void accept_all();
+  bool make_room();
   void on_readable(Conn& c);
   void process(Conn& c);
+  bool authorized(const std::string& authorization);
   void respond(Conn& c, int status, std::string_view extra_headers, std::shared_ptr<const std::string> body,
                bool head_only, bool close_after);
   void flush(Conn& c);
@@ -69,6 +76,7 @@ class MetricsServer {
   std::shared_ptr<const std::string> metrics_;
   std::atomic<double> published_s_{-1};
   std::vector<std::unique_ptr<Conn>> conns_;
+  std::vector<std::string> authorized_;  // Authorization values that passed bcrypt (bounded; saves a bcrypt per scrape)
 };
 
 }  // namespace rooftop::telemetry

@@ -97,9 +97,11 @@ struct Snapshot {
 };
 
 // One telemetry source (STYLE.md "Backends"). open() is called once and
-// returns the devices (an empty list when the library or device is absent:
-// that is a normal answer). sample() and sample_host() are called from the
-// sampler thread only and must not throw.
+// returns the devices; a vendor library or driver that is not there is
+// Errc::not_found naming what was tried, and the Sampler decides what that
+// means (fatal for a backend asked for by name, a note under "auto"). A
+// library that loads and finds no device is an empty list. sample() and
+// sample_host() are called from the sampler thread only and must not throw.
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -107,12 +109,26 @@ class Backend {
   virtual Result<std::vector<DeviceInfo>> open() = 0;
   virtual DeviceSample sample(int device) = 0;
   virtual std::optional<HostSample> sample_host() { return std::nullopt; }
+  // A vendor backend, whose library or driver is simply not installed on
+  // most machines (a missing one is only a note under "auto").
+  virtual bool needs_driver() const { return false; }
+  // Asked for by name (true) or tried by "auto" (false): see Sampler::open.
+  bool required() const { return required_; }
+  void set_required(bool required) { required_ = required; }
+
+ private:
+  bool required_ = true;
 };
 
 // Where backends look for things; defaults are the real system.
 struct BackendOptions {
   std::string proc_root = "/";  // procfs/sysfs root (tests use tests/data/proc/<case>)
   std::string nvml_library;     // overrides libnvidia-ml.so.1 (env ROOFTOP_NVML_LIBRARY)
+  // The host name the proc backend reports (the `Hostname`/`host` label of
+  // the devices it shares a snapshot with). Empty: env NODE_NAME, which a
+  // Kubernetes DaemonSet sets to the node's name (inside a pod the kernel's
+  // host name is the pod's); then proc/sys/kernel/hostname.
+  std::string node_name;
   std::function<double()> clock_s;  // monotonic seconds for trace replay; steady clock when empty
 };
 
@@ -120,7 +136,8 @@ struct BackendOptions {
 std::vector<std::string> backend_names();
 // "proc", "nvml", "rocm", "ascend" or "fake:TRACE".
 Result<std::unique_ptr<Backend>> make_backend(std::string_view spec, const BackendOptions& opts);
-// "auto" (proc + every vendor backend) or a comma-separated list of specs.
+// "auto" (proc + every vendor backend, all optional) or a comma-separated
+// list of specs (each required).
 Result<std::vector<std::unique_ptr<Backend>>> make_backends(std::string_view list, const BackendOptions& opts);
 
 // Opens backends and samples them; start() runs rounds on its own thread.
@@ -128,8 +145,10 @@ class Sampler {
  public:
   explicit Sampler(std::vector<std::unique_ptr<Backend>> backends);
   ~Sampler();
-  // Opens every backend. A backend whose open() fails is reported in
-  // `warnings` and skipped; only an empty result overall is not an error.
+  // Opens every backend. A required backend (asked for by name) that fails
+  // to open is an error naming it. An optional one ("auto") is skipped: a
+  // failure is one line in `warnings`, and a missing vendor library is one
+  // line for all of them together, only when no backend found a device.
   Result<void> open(std::vector<std::string>* warnings = nullptr);
   const std::vector<DeviceInfo>& devices() const { return devices_; }
   // One round, on the calling thread.

@@ -19,15 +19,19 @@ n=$(LD_LIBRARY_PATH="$BUILD/tests/fake_nvml" "$ROOFTOP" top --once --json --back
     python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"]; assert d[1]["throttle_reasons"] == 4; print(len(d))')
 [ "$n" = 2 ]
 
-ROOFTOP_NVML_LIBRARY="$lib" FAKE_NVML_XID=1 "$ROOFTOP" monitor --backends nvml --listen 127.0.0.1:0 --json > m.json &
+# NODE_NAME (set by the DaemonSet) names the host, not the kernel's (a pod's) host name.
+NODE_NAME=gpu-node-7 ROOFTOP_NVML_LIBRARY="$lib" FAKE_NVML_XID=1 \
+  "$ROOFTOP" monitor --backends proc,nvml --listen 127.0.0.1:0 --json > m.json &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 for _ in $(seq 50); do [ -s m.json ] && break; sleep 0.1; done
 port=$(python3 -c 'import json; print(json.load(open("m.json"))["port"])')
 curl -sf "http://127.0.0.1:$port/metrics" > m.prom
-grep -q '^DCGM_FI_DEV_GPU_UTIL{gpu="1",UUID="GPU-fa4e0000-0000-4000-8000-000000000001",device="nvidia1",modelName="NVIDIA H100 80GB HBM3",Hostname=".*"} 50$' m.prom
+# Labels spelt as dcgm-exporter spells them, on every device series (no `uuid` beside `UUID`).
+grep -q '^DCGM_FI_DEV_GPU_UTIL{gpu="1",UUID="GPU-fa4e0000-0000-4000-8000-000000000001",pci_bus_id="00000000:18:00.0",device="nvidia1",modelName="NVIDIA H100 80GB HBM3",Hostname="gpu-node-7"} 50$' m.prom
+! grep -q 'uuid=' m.prom
 grep -q '^DCGM_FI_DEV_XID_ERRORS{gpu="1".*} 79$' m.prom
 grep -q '^DCGM_FI_DEV_FB_USED{gpu="0".*} 10240$' m.prom
-grep -q '^rooftop_gpu_process_memory_used_bytes{gpu="0".*,pid="4242"} 1073741824$' m.prom
+grep -q '^rooftop_gpu_process_memory_used_bytes{gpu="0",UUID=.*,Hostname="gpu-node-7",pid="4242"} 1073741824$' m.prom
 ! grep -q PCIE m.prom   # NOT_SUPPORTED is left out, never a sentinel
 echo "ok: nvml through the fake libnvidia-ml.so.1"

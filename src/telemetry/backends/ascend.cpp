@@ -35,10 +35,12 @@ struct Api {
 class AscendBackend final : public Backend {
  public:
   std::string name() const override { return "ascend"; }
+  bool needs_driver() const override { return true; }
 
   Result<std::vector<DeviceInfo>> open() override {
     auto lib = DynLib::open({"libdcmi.so"});
-    if (!lib) return std::vector<DeviceInfo>{};  // no Ascend driver here: a normal answer
+    if (!lib)  // no Ascend driver here: the Sampler decides whether that is fatal
+      return make_error(Errc::not_found, "cannot load DCMI (" + lib.error().message + ")");
     lib_ = std::make_unique<DynLib>(std::move(*lib));
     ROOFTOP_TRY(lib_->require(api_.init, {"dcmi_init"}));
     ROOFTOP_TRY(lib_->require(api_.card_list, {"dcmi_get_card_num_list"}));
@@ -47,7 +49,9 @@ class AscendBackend final : public Backend {
     lib_->bind(api_.temp, {"dcmi_get_device_temperature"});
     lib_->bind(api_.power, {"dcmi_get_device_power_info"});
     lib_->bind(api_.hbm, {"dcmi_get_device_hbm_info"});
-    if (api_.init() != 0) return std::vector<DeviceInfo>{};
+    if (const int rc = api_.init(); rc != 0)
+      return make_error(Errc::not_found,
+                        fmt::format("dcmi_init from {} failed ({}): the Ascend driver is not loaded", lib_->path(), rc));
     int cards[kMaxCards] = {};
     int n_cards = 0;
     if (api_.card_list(&n_cards, cards, kMaxCards) != 0) return std::vector<DeviceInfo>{};

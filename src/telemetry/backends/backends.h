@@ -10,8 +10,9 @@
 
 namespace rooftop::telemetry {
 
-// Host CPU, memory, load, disk and network from `root`/proc (and /sys/block).
-std::unique_ptr<Backend> make_proc_backend(const std::string& root);
+// Host CPU, memory, load, disk and network from `root`/proc (and /sys/block),
+// reported under `node_name`, or the kernel's host name when that is empty.
+std::unique_ptr<Backend> make_proc_backend(const std::string& root, const std::string& node_name);
 // NVIDIA through libnvidia-ml.so.1 (or `library` when not empty), dlopened.
 std::unique_ptr<Backend> make_nvml_backend(const std::string& library);
 // AMD through librocm_smi64.so, dlopened.

@@ -90,19 +90,20 @@ class NvmlBackend final : public Backend {
     if (lib_ && initialised_) api_.shutdown();
   }
   std::string name() const override { return "nvml"; }
+  bool needs_driver() const override { return true; }
 
   Result<std::vector<DeviceInfo>> open() override {
-    const bool explicit_lib = !library_.empty();
-    auto lib = DynLib::open(explicit_lib ? std::vector<std::string>{library_}
-                                         : std::vector<std::string>{"libnvidia-ml.so.1", "libnvidia-ml.so"});
-    if (!lib) {
-      if (explicit_lib) return make_error(Errc::not_found, lib.error().message, "NVML library");
-      return std::vector<DeviceInfo>{};  // no NVIDIA driver here: a normal answer
-    }
+    auto lib = DynLib::open(library_.empty() ? std::vector<std::string>{"libnvidia-ml.so.1", "libnvidia-ml.so"}
+                                             : std::vector<std::string>{library_});
+    if (!lib)  // no NVIDIA driver here: the Sampler decides whether that is fatal
+      return make_error(Errc::not_found, "cannot load the NVML library (" + lib.error().message +
+                                             "); install the NVIDIA driver or set ROOFTOP_NVML_LIBRARY");
     lib_ = std::make_unique<DynLib>(std::move(*lib));
     ROOFTOP_TRY(bind_all());
     const nvml_return rc = api_.init();
-    if (rc == kDriverNotLoaded || rc == kLibraryNotFound) return std::vector<DeviceInfo>{};
+    if (rc == kDriverNotLoaded || rc == kLibraryNotFound)
+      return make_error(Errc::not_found, "nvmlInit from " + lib_->path() + ": " + error(rc) +
+                                             " (the NVIDIA kernel driver is not loaded)");
     if (rc != kSuccess) return make_error(Errc::io, "nvmlInit failed: " + error(rc), lib_->path());
     initialised_ = true;
     unsigned n = 0;

@@ -58,7 +58,7 @@ std::optional<double> pct(double part, double whole) {
 
 class ProcBackend final : public Backend {
  public:
-  explicit ProcBackend(std::string root) : root_(std::move(root)) {
+  ProcBackend(std::string root, std::string node_name) : root_(std::move(root)), node_name_(std::move(node_name)) {
     if (root_.empty() || root_.back() != '/') root_ += '/';
   }
   std::string name() const override { return "proc"; }
@@ -66,7 +66,7 @@ class ProcBackend final : public Backend {
   Result<std::vector<DeviceInfo>> open() override {
     prev_ = parse_stat(read_file(root_ + "proc/stat"));
     if (prev_.empty()) return make_error(Errc::not_found, "no CPU lines in " + root_ + "proc/stat");
-    host_ = trim(read_file(root_ + "proc/sys/kernel/hostname"));
+    host_ = node_name_.empty() ? trim(read_file(root_ + "proc/sys/kernel/hostname")) : node_name_;
     if (host_.empty()) {
       char buf[256] = {};
       if (gethostname(buf, sizeof buf - 1) == 0) host_ = buf;
@@ -176,12 +176,15 @@ class ProcBackend final : public Backend {
   }
 
   std::string root_;
+  std::string node_name_;  // from NODE_NAME or BackendOptions; overrides the kernel's host name
   std::string host_;
   std::vector<CpuTimes> prev_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_proc_backend(const std::string& root) { return std::make_unique<ProcBackend>(root); }
+std::unique_ptr<Backend> make_proc_backend(const std::string& root, const std::string& node_name) {
+  return std::make_unique<ProcBackend>(root, node_name);
+}
 
 }  // namespace rooftop::telemetry

@@ -38,11 +38,13 @@ class RocmBackend final : public Backend {
     if (lib_ && initialised_) api_.shut_down();
   }
   std::string name() const override { return "rocm"; }
+  bool needs_driver() const override { return true; }
 
   Result<std::vector<DeviceInfo>> open() override {
     auto lib = DynLib::open({"librocm_smi64.so.7", "librocm_smi64.so.6", "librocm_smi64.so.5",
                              "librocm_smi64.so.1", "librocm_smi64.so"});
-    if (!lib) return std::vector<DeviceInfo>{};  // no ROCm here: a normal answer
+    if (!lib)  // no ROCm here: the Sampler decides whether that is fatal
+      return make_error(Errc::not_found, "cannot load ROCm SMI (librocm_smi64.so.{7,6,5,1}): " + lib.error().message.substr(0, lib.error().message.find(';')));
     lib_ = std::make_unique<DynLib>(std::move(*lib));
     ROOFTOP_TRY(lib_->require(api_.init, {"rsmi_init"}));
     ROOFTOP_TRY(lib_->require(api_.shut_down, {"rsmi_shut_down"}));
@@ -56,7 +58,9 @@ class RocmBackend final : public Backend {
     lib_->bind(api_.temp, {"rsmi_dev_temp_metric_get"});
     lib_->bind(api_.power_ave, {"rsmi_dev_power_ave_get"});
     lib_->bind(api_.energy, {"rsmi_dev_energy_count_get"});
-    if (api_.init(0) != kOk) return std::vector<DeviceInfo>{};  // driver not loaded
+    if (const rsmi_status rc = api_.init(0); rc != kOk)
+      return make_error(Errc::not_found,
+                        fmt::format("rsmi_init from {} failed ({}): the amdgpu driver is not loaded", lib_->path(), rc));
     initialised_ = true;
     std::uint32_t n = 0;
     if (api_.count(&n) != kOk) return make_error(Errc::io, "rsmi_num_monitor_devices failed", lib_->path());

@@ -1,6 +1,7 @@
 // proc and fake backends, and the registry.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "telemetry/telemetry.h"
@@ -36,6 +37,29 @@ TEST(ProcBackend, ReadsFixtureCountersAndCpuDeltas) {
   EXPECT_DOUBLE_EQ(*h->disk_written_bytes_total, 4096.0 * 512);
   EXPECT_DOUBLE_EQ(*h->net_rx_bytes_total, 1002000);          // eth0 + eth1, not lo
   EXPECT_DOUBLE_EQ(*h->net_tx_bytes_total, 503000);
+}
+
+// Inside a pod the kernel's host name is the pod's; the DaemonSet sets
+// NODE_NAME to the node's name, which wins when set (the option wins over both).
+TEST(ProcBackend, NodeNameOverridesTheKernelHostName) {
+  const std::string root = test::scratch_dir("proc-node");
+  std::filesystem::copy(test::source_path("tests/data/proc/basic"), root, std::filesystem::copy_options::recursive);
+  auto host_with = [&](const char* env, const std::string& option) {
+    if (env) setenv("NODE_NAME", env, 1);
+    else unsetenv("NODE_NAME");
+    BackendOptions opts;
+    opts.proc_root = root;
+    opts.node_name = option;
+    auto b = make_backend("proc", opts);
+    unsetenv("NODE_NAME");
+    if (!b || !(*b)->open()) return std::string("<error>");
+    auto h = (*b)->sample_host();
+    return h ? h->host : std::string("<none>");
+  };
+  EXPECT_EQ(host_with(nullptr, ""), "fixture-host");
+  EXPECT_EQ(host_with("gpu-node-7", ""), "gpu-node-7");
+  EXPECT_EQ(host_with("", ""), "fixture-host");  // set but empty: not a name
+  EXPECT_EQ(host_with("gpu-node-7", "explicit"), "explicit");
 }
 
 TEST(ProcBackend, MissingProcIsAnError) {
@@ -85,14 +109,57 @@ TEST(Registry, RejectsUnknownBackendsWithSuggestion) {
   EXPECT_EQ(all->size(), 4u);
 }
 
-TEST(Registry, VendorBackendsWithoutLibraryAnswerEmpty) {
-  for (const char* name : {"rocm", "ascend"}) {
+// This machine has neither ROCm SMI nor DCMI: open() says which library it tried.
+TEST(Registry, VendorBackendsWithoutLibraryAreNotFound) {
+  for (const auto& [name, lib] : {std::pair{"rocm", "librocm_smi64.so"}, std::pair{"ascend", "libdcmi.so"}}) {
     auto b = make_backend(name, {});
     ASSERT_TRUE(b);
     auto d = (*b)->open();
-    ASSERT_TRUE(d) << name;
-    EXPECT_TRUE(d->empty()) << name;
+    ASSERT_FALSE(d) << name;
+    EXPECT_EQ(d.error().code, Errc::not_found) << name;
+    EXPECT_NE(d.error().what().find(lib), std::string::npos) << d.error().what();
   }
+}
+
+TEST(Registry, AutoMakesEveryBackendOptionalAndAListRequiresEach) {
+  auto all = make_backends("auto", {});
+  ASSERT_TRUE(all);
+  for (const auto& b : *all) EXPECT_FALSE(b->required()) << b->name();
+  auto named = make_backends("proc,rocm", {});
+  ASSERT_TRUE(named);
+  for (const auto& b : *named) EXPECT_TRUE(b->required()) << b->name();
+}
+
+// `--backends rocm` on a machine without ROCm: an error naming the backend
+// and the library (exit 2 in the CLI), never "0 devices" in silence.
+TEST(Sampler, RequiredBackendThatCannotLoadIsAnError) {
+  auto backends = make_backends("rocm", {});
+  ASSERT_TRUE(backends);
+  Sampler sampler(std::move(*backends));
+  auto r = sampler.open();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::not_found);
+  EXPECT_EQ(r.error().context, "--backends rocm");
+  EXPECT_NE(r.error().message.find("librocm_smi64.so"), std::string::npos) << r.error().what();
+}
+
+// Under "auto" the missing vendor libraries are one warning, and the host is still served.
+TEST(Sampler, AutoWithoutVendorLibrariesWarnsOnceAndGoesOn) {
+  const std::string root = test::scratch_dir("proc-auto");
+  std::filesystem::copy(test::source_path("tests/data/proc/basic"), root, std::filesystem::copy_options::recursive);
+  BackendOptions opts;
+  opts.proc_root = root;
+  opts.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+  auto backends = make_backends("auto", opts);
+  ASSERT_TRUE(backends);
+  Sampler sampler(std::move(*backends));
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(sampler.open(&warnings));
+  ASSERT_EQ(warnings.size(), 1u);
+  for (const char* part : {"nvml", "/nonexistent/libnvidia-ml.so.1", "rocm", "ascend", "libdcmi.so"})
+    EXPECT_NE(warnings[0].find(part), std::string::npos) << part << " in " << warnings[0];
+  EXPECT_TRUE(sampler.devices().empty());
+  EXPECT_TRUE(sampler.sample_once().host);
 }
 
 TEST(Sampler, ThreadDeliversSnapshotsAndStops) {
@@ -116,9 +183,10 @@ TEST(Sampler, ThreadDeliversSnapshotsAndStops) {
   sampler.stop();
 }
 
-TEST(Sampler, OneFailingBackendAmongSeveralIsAWarning) {
+TEST(Sampler, OneFailingOptionalBackendAmongSeveralIsAWarning) {
   std::vector<std::unique_ptr<Backend>> backends;
   backends.push_back(std::move(*make_backend("fake:/nonexistent.csv", {})));
+  backends.back()->set_required(false);
   backends.push_back(std::move(*make_backend("fake:" + test::source_path("data/traces/a100-idle.csv"), {})));
   Sampler sampler(std::move(backends));
   std::vector<std::string> warnings;

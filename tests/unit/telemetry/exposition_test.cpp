@@ -22,6 +22,7 @@ Snapshot sample_snapshot() {
   r.info.uuid = "GPU-1234";
   r.info.model = "NVIDIA \"Test\" GPU";
   r.info.device = "nvidia0";
+  r.info.pci_bus_id = "00000000:17:00.0";
   r.info.host = "node-a";
   r.info.power_limit_w = 700;
   r.sample.gpu_util_pct = 95;
@@ -90,8 +91,8 @@ TEST(Exposition, DcgmNamesUnitsAndLabels) {
   auto util = samples(text, "DCGM_FI_DEV_GPU_UTIL");
   ASSERT_EQ(util.size(), 1u);  // the bare device is left out, not exported as 0
   EXPECT_EQ(util[0],
-            "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-1234\",device=\"nvidia0\",modelName=\"NVIDIA \\\"Test\\\" "
-            "GPU\",Hostname=\"node-a\"} 95");
+            "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-1234\",pci_bus_id=\"00000000:17:00.0\",device=\"nvidia0\","
+            "modelName=\"NVIDIA \\\"Test\\\" GPU\",Hostname=\"node-a\"} 95");
   EXPECT_NE(samples(text, "DCGM_FI_DEV_FB_USED")[0].find("} 2"), std::string::npos);  // MiB
   EXPECT_NE(samples(text, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION")[0].find("} 1234500"), std::string::npos);  // mJ
   EXPECT_NE(text.find("# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter"), std::string::npos);
@@ -99,6 +100,25 @@ TEST(Exposition, DcgmNamesUnitsAndLabels) {
   EXPECT_EQ(samples(text, "DCGM_FI_DEV_XID_ERRORS").size(), 1u);
   EXPECT_TRUE(samples(text, "DCGM_FI_DEV_PCIE_TX_THROUGHPUT").empty());
   EXPECT_EQ(samples(text, "rooftop_host_cpu_utilization_ratio")[0], "rooftop_host_cpu_utilization_ratio 0.5");
+}
+
+// dcgm-exporter spells each identity label one way (UUID, modelName,
+// Hostname); every device series in the dcgm set uses those spellings, the
+// rooftop_* ones included, so no query has to match `uuid` and `UUID`.
+TEST(Exposition, DcgmSetSpellsEachLabelOnce) {
+  const std::string text = render_metrics(sample_snapshot(), Names::dcgm);
+  EXPECT_EQ(text.find("uuid="), std::string::npos) << text;
+  EXPECT_EQ(text.find("model_name="), std::string::npos);
+  const std::string labels =
+      "{gpu=\"0\",UUID=\"GPU-1234\",pci_bus_id=\"00000000:17:00.0\",device=\"nvidia0\","
+      "modelName=\"NVIDIA \\\"Test\\\" GPU\",Hostname=\"node-a\"";
+  auto active = samples(text, "rooftop_gpu_clock_event_active");
+  ASSERT_EQ(active.size(), 9u);
+  EXPECT_NE(std::find(active.begin(), active.end(),
+                      "rooftop_gpu_clock_event_active" + labels + ",reason=\"sw_power_cap\"} 1"),
+            active.end());
+  EXPECT_EQ(samples(text, "rooftop_gpu_process_memory_used_bytes")[0],
+            "rooftop_gpu_process_memory_used_bytes" + labels + ",pid=\"4242\"} 1048576");
 }
 
 TEST(Exposition, RooftopNamesUseBaseUnits) {
@@ -123,7 +143,7 @@ TEST(Exposition, RooftopNamesUseBaseUnits) {
 }
 
 // promtool is the oracle when installed (STYLE.md): rooftop names lint clean;
-// dcgm names only draw the problems their names force.
+// dcgm names only draw the problems their names and label spellings force.
 TEST(Exposition, PromtoolAcceptsBothNameSets) {
   if (std::system("command -v promtool >/dev/null 2>&1") != 0) GTEST_SKIP() << "promtool not installed";
   const std::string dir = test::scratch_dir("promtool");
@@ -141,7 +161,9 @@ TEST(Exposition, PromtoolAcceptsBothNameSets) {
       std::istringstream lines(problems);
       std::string line;
       while (std::getline(lines, line)) {
-        const bool forced = line.rfind("DCGM_FI_", 0) == 0 &&
+        // dcgm-exporter's label spellings (UUID, modelName, Hostname) on every device series of the set.
+        const bool device_series = line.rfind("DCGM_FI_", 0) == 0 || line.rfind("rooftop_gpu_", 0) == 0;
+        const bool forced = device_series &&
                             (line.find("camelCase") != std::string::npos ||
                              line.find("counter metrics should have \"_total\" suffix") != std::string::npos);
         EXPECT_TRUE(forced) << line;

@@ -1,0 +1,54 @@
+// Web config file (node_exporter's format) and basic auth against bcrypt.
+#include <gtest/gtest.h>
+
+#include "telemetry/webconfig.h"
+
+namespace rooftop::telemetry {
+namespace {
+
+// bcrypt (cost 10) of "s3cret", made once with crypt(3) as `htpasswd -nbBC 10 alice s3cret` would.
+constexpr const char* kAliceHash = "$2y$10$BGNHjAXNcp9kM0W2o7c8ZexOwwSmnkFD3xP9dvZT.0/mLA6khsVFG";
+
+TEST(WebConfig, ReadsBasicAuthUsers) {
+  auto cfg = parse_web_config(std::string("basic_auth_users:\n  alice: ") + kAliceHash + "\n", "web.yml");
+  ASSERT_TRUE(cfg) << cfg.error().what();
+  ASSERT_EQ(cfg->basic_auth_users.size(), 1u);
+  EXPECT_EQ(cfg->basic_auth_users.at("alice"), kAliceHash);
+  auto empty = parse_web_config("", "web.yml");
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->basic_auth_users.empty());
+}
+
+TEST(WebConfig, BadInputNamesTheFileLineAndKey) {
+  auto plain = parse_web_config("basic_auth_users:\n  alice: s3cret\n", "web.yml");
+  ASSERT_FALSE(plain);
+  EXPECT_EQ(plain.error().code, Errc::invalid_input);
+  EXPECT_NE(plain.error().what().find("web.yml:2"), std::string::npos) << plain.error().what();
+  EXPECT_NE(plain.error().what().find("not a bcrypt hash"), std::string::npos) << plain.error().what();
+  auto tls = parse_web_config("tls_server_config:\n  cert_file: a.crt\n  key_file: a.key\n", "web.yml");
+  ASSERT_FALSE(tls);
+  EXPECT_NE(tls.error().what().find("tls_server_config is not supported"), std::string::npos) << tls.error().what();
+  auto typo = parse_web_config("basic_auth_user:\n  alice: x\n", "web.yml");
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().what().find("basic_auth_user"), std::string::npos);
+  EXPECT_FALSE(parse_web_config("basic_auth_users: [alice]\n", "web.yml"));
+  EXPECT_FALSE(parse_web_config("basic_auth_users: {alice: ", "web.yml"));  // YAML syntax
+  auto missing = load_web_config("/nonexistent/web.yml");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().what().find("/nonexistent/web.yml"), std::string::npos);
+}
+
+TEST(WebConfig, ChecksBasicAuthWithBcrypt) {
+  const std::map<std::string, std::string> users = {{"alice", kAliceHash}};
+  EXPECT_TRUE(check_basic_auth(users, "Basic YWxpY2U6czNjcmV0"));    // alice:s3cret
+  EXPECT_TRUE(check_basic_auth(users, "basic  YWxpY2U6czNjcmV0 "));  // scheme is case-insensitive
+  EXPECT_FALSE(check_basic_auth(users, "Basic YWxpY2U6d3Jvbmc="));   // alice:wrong
+  EXPECT_FALSE(check_basic_auth(users, "Basic Ym9iOnMzY3JldA=="));   // bob:s3cret
+  EXPECT_FALSE(check_basic_auth(users, "Basic YWxpY2U="));           // alice (no colon)
+  EXPECT_FALSE(check_basic_auth(users, "Basic !!!!"));
+  EXPECT_FALSE(check_basic_auth(users, "Bearer YWxpY2U6czNjcmV0"));
+  EXPECT_FALSE(check_basic_auth(users, ""));
+}
+
+}  // namespace
+}  // namespace rooftop::telemetry
