@@ -28,12 +28,14 @@ PY
 "$ROOFTOP" predict --model bert-large --accelerator a100-80gb --count 8 --task train --seq 512 --global-batch 448 --to-target --json > ttt.json
 python3 -c 'import json; t=json.load(open("ttt.json"))["time_to_train"]; assert t["global_batch"] == 448 and t["minutes"] > 0, t'
 
-"$ROOFTOP" validate "$SRC/../shared/validation/training.csv" --json > training.json 2>/dev/null || true
-if [ -s training.json ]; then
-  python3 - <<'PY'
+# Every published training row is predicted (the accuracy is reported by
+# validate and in the closing notes; it is not gated here yet).
+"$ROOFTOP" validate "$SRC/tests/data/validation/training.csv" --json > training.json
+python3 - <<'PY'
 import json
 d = json.load(open("training.json"))
+assert d["total_rows"] >= 20, d["total_rows"]
 assert d["predicted_rows"] == d["total_rows"], [r["reason"] for r in d["rows"] if r["predicted"] is None]
+print("training rows: %d of %d predicted, MdAPE %.1f %%" % (d["predicted_rows"], d["total_rows"], d["mdape"]))
 PY
-fi
 echo "training at scale ok"
