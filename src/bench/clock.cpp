@@ -59,6 +59,29 @@ ClockVerdict decide_clock(const ClockEvidence& e) {
   return v;
 }
 
+ClockVerdict corroborate_clock(const ClockVerdict& v, const ClockEvidence& e, std::optional<double> kernel_hz) {
+  if (!kernel_hz || !(*kernel_hz > 0) || *kernel_hz > kMaxPlausibleClockHz || v.measured_hz) return v;
+  std::optional<double> probe;
+  for (double hz : e.probe_hz)
+    if (hz > 0 && (!probe || hz > *probe)) probe = hz;
+  ClockVerdict out = v;
+  if (probe && *probe <= kMaxPlausibleClockHz && *kernel_hz >= kCorroborateLow * *probe &&
+      *kernel_hz <= kCorroborateHigh * *probe) {
+    out.measured_hz = probe;
+    out.theory_hz = probe;
+    out.theory_source = "measured";
+    out.note = "above every clock the system reports, confirmed by the FMA kernels, which ran at " + ghz(*kernel_hz);
+    return out;
+  }
+  if (!v.theory_hz || *kernel_hz > *v.theory_hz) {
+    out.theory_hz = kernel_hz;
+    out.theory_source = "FMA kernels";
+    out.note = v.note + (v.note.empty() ? "" : "; ") + "theory at the " + ghz(*kernel_hz) +
+               " the FMA kernels ran at, above every reported clock";
+  }
+  return out;
+}
+
 std::optional<double> clock_from_model_name(const std::string& model_name) {
   auto at = model_name.rfind('@');
   if (at == std::string::npos) return std::nullopt;

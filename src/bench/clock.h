@@ -46,6 +46,19 @@ struct ClockVerdict {
 // not credible either).
 ClockVerdict decide_clock(const ClockEvidence& e);
 
+// The FMA kernels are a second, independent clock reading: their rate over
+// (cores x FLOP per cycle) is a clock the cores must at least have run at
+// (AVX-512 code may run a little below the scalar clock the probe sees).
+// After they ran:
+// - a probe figure that decide_clock rejected only for exceeding
+//   kMaxClockOverReported x the reported clock (a guest that reports its base
+//   clock while it turbos) is believed when the kernels ran at between
+//   kCorroborateLow and kCorroborateHigh of it;
+// - otherwise theory never uses a clock below the one the kernels prove.
+inline constexpr double kCorroborateLow = 0.8;
+inline constexpr double kCorroborateHigh = 1.05;
+ClockVerdict corroborate_clock(const ClockVerdict& v, const ClockEvidence& e, std::optional<double> kernel_hz);
+
 // "Intel(R) Xeon(R) Gold 6140 CPU @ 2.30GHz" -> 2.3e9; "... @ 2300MHz" too;
 // nullopt when the name carries no clock (most AMD parts, many guests).
 std::optional<double> clock_from_model_name(const std::string& model_name);

@@ -137,5 +137,49 @@ TEST(Clock, ProbeReturnsOneFigurePerTry) {
 }
 #endif
 
+// A Sapphire Rapids guest whose /proc/cpuinfo reports only the 2.60 GHz base:
+// the probe reads 4.15 GHz (above 1.5x), and the AVX-512 FMA kernels ran at
+// 246.4 GFLOP/s on 2 cores x 32 FLOP/cycle = 3.85 GHz, which confirms it.
+TEST(Clock, KernelsCorroborateAProbeAboveTheReportedBaseClock) {
+  ClockEvidence e;
+  e.probe_hz = {4.15e9, 4.10e9};
+  e.cpuinfo_hz = 2.60e9;
+  ClockVerdict first = decide_clock(e);
+  ASSERT_FALSE(first.measured_hz);  // rejected by the 1.5x rule alone
+  ClockVerdict v = corroborate_clock(first, e, 246.4e9 / (2 * 32));
+  ASSERT_TRUE(v.measured_hz);
+  EXPECT_DOUBLE_EQ(*v.measured_hz, 4.15e9);
+  EXPECT_DOUBLE_EQ(*v.theory_hz, 4.15e9);
+  EXPECT_EQ(v.theory_source, "measured");
+  EXPECT_NE(v.note.find("confirmed by the FMA kernels"), std::string::npos) << v.note;
+  // The % column is then in range for the FMA kernel: 246.4 / (2 x 32 x 4.15) = 0.93.
+  const double pct = 246.4e9 / (2 * 32 * *v.theory_hz);
+  EXPECT_GT(pct, 0.5);
+  EXPECT_LE(pct, 1.0);
+}
+
+// Kernels far below the probe do not confirm it; theory stays at the
+// reported clock, which the kernels do not exceed.
+TEST(Clock, KernelsBelowTheProbeLeaveItRejected) {
+  ClockVerdict first = decide_clock(vm_guest({10.42e9}));
+  ClockVerdict v = corroborate_clock(first, vm_guest({10.42e9}), 2.1e9);
+  EXPECT_FALSE(v.measured_hz);
+  EXPECT_DOUBLE_EQ(*v.theory_hz, 2.30e9);
+  EXPECT_EQ(v.theory_source, "/proc/cpuinfo");
+  // A probe that is no clock at all (above 6.5 GHz) is never confirmed, but
+  // theory never sits below the clock the kernels proved.
+  v = corroborate_clock(first, vm_guest({10.42e9}), 3.0e9);
+  EXPECT_FALSE(v.measured_hz);
+  EXPECT_DOUBLE_EQ(*v.theory_hz, 3.0e9);
+  EXPECT_EQ(v.theory_source, "FMA kernels");
+  // A probe already believed is left as it is.
+  ClockEvidence ok;
+  ok.probe_hz = {3.0e9};
+  ok.cpuinfo_hz = 2.6e9;
+  ClockVerdict measured = decide_clock(ok);
+  ASSERT_TRUE(measured.measured_hz);
+  EXPECT_DOUBLE_EQ(*corroborate_clock(measured, ok, 2.5e9).theory_hz, 3.0e9);
+}
+
 }  // namespace
 }  // namespace rooftop::bench
