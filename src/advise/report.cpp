@@ -190,8 +190,10 @@ std::string weights_line(const Scenario& s) {
          one("ecosystem", w.ecosystem) + ", " + one("energy efficiency", w.energy_efficiency) + ", " +
          one("TCO", w.tco) + " (set them in the scenario's `weights:`); " +
          (s.rank_least_capacity ? "the rank follows the capacity, least first (rank_by: least_capacity), then the score. "
+          : w.tco > 0           ? "the rank follows the score, parts whose cost is known first. "
                                 : "the rank follows the score. ") +
-         "* = TCO unknown: scored on the criteria that are known. (!) = caveat below.";
+         "* = TCO unknown: scored on the criteria that are known" + (w.tco > 0 && !s.rank_least_capacity ? ", ranked after the priced parts" : "") +
+         ". (!) = caveat below.";
 }
 
 report::Document build_report(const Scenario& s, const Advice& a, std::size_t top, bool for_terminal) {

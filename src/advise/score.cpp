@@ -224,12 +224,16 @@ void score_and_rank(const Scenario& s, Advice& out) {
   std::vector<bool> front = pareto_front(pts);
   for (std::size_t k = 0; k < idx.size(); ++k) out.candidates[idx[k]].pareto = front[k];
 
-  // One ordering: the score the table shows (rounded as shown, so that two
-  // rows showing the same score are ordered by the tie-breaks a reader can
-  // check too: the cost known first, then the lower TCO, then fewer devices).
+  // One ordering, by what the table shows: when cost is a criterion, the
+  // parts whose cost is known first (the TCO column says "unknown" for the
+  // others: a buyer is not told to buy what cannot be priced), then the score
+  // (rounded as shown, so that two rows showing the same score are ordered by
+  // the tie-breaks a reader can check too: the lower TCO, then fewer devices).
   auto shown = [](const Candidate& c) { return std::round(c.scores.total * 100); };
+  const bool cost_counts = s.weights.tco > 0;
   std::sort(out.candidates.begin(), out.candidates.end(), [&](const Candidate& x, const Candidate& y) {
     if (s.rank_least_capacity && capacity(x) != capacity(y)) return capacity(x) < capacity(y);
+    if (cost_counts && x.priced != y.priced) return x.priced;
     if (shown(x) != shown(y)) return shown(x) > shown(y);
     if (x.priced != y.priced) return x.priced;
     if (x.priced && *x.cost.tco_usd != *y.cost.tco_usd) return *x.cost.tco_usd < *y.cost.tco_usd;

@@ -27,9 +27,11 @@ bad = []
 c = j["candidates"]
 def capacity(x):
     return x["count"] * (cat[x["accelerator"]]["peak_flop_per_s"][x["precision"]] or 0)
-shown = [round(x["scores"]["total"], 2) for x in c]
-if j["rank_by"] == "score" and shown != sorted(shown, reverse=True):
-    bad.append(f"rank is not the order of the shown score: {shown}")
+# With a TCO weight, the parts whose cost is known come first, then the score.
+priced_first = j["weights"]["tco"] > 0
+shown = [((0 if x["priced"] or not priced_first else 1), -round(x["scores"]["total"], 2)) for x in c]
+if j["rank_by"] == "score" and shown != sorted(shown):
+    bad.append(f"rank is not the order of (cost known, shown score): {shown}")
 caps = [capacity(x) for x in c]
 if j["rank_by"] == "least_capacity" and caps != sorted(caps):
     bad.append(f"rank is not the order of the capacity, least first: {caps}")

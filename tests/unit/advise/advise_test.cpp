@@ -121,14 +121,26 @@ TEST(Advise, UnpricedPartsAreScoredOnWhatIsKnownAndSaySo) {
 }
 
 // The rank is the order of the score the table shows (two decimals), nothing else.
+// The rank is the order of what the table shows: the parts whose cost is
+// known first (cost is a criterion), then the score (two decimals).
 TEST(Advise, RankFollowsTheShownScore) {
   for (double target : {2000.0, 20000.0, 80000.0}) {
     Advice a = run(throughput_scenario(target));
     for (std::size_t i = 1; i < a.candidates.size(); ++i) {
-      EXPECT_GE(std::round(a.candidates[i - 1].scores.total * 100), std::round(a.candidates[i].scores.total * 100))
+      const Candidate& x = a.candidates[i - 1];
+      const Candidate& y = a.candidates[i];
+      EXPECT_TRUE(x.priced || !y.priced) << "an unpriced part above a priced one at rank " << i;
+      if (x.priced != y.priced) continue;
+      EXPECT_GE(std::round(x.scores.total * 100), std::round(y.scores.total * 100))
           << "rank " << i << " vs " << i + 1 << " at " << target;
     }
   }
+  // Without a TCO weight, cost does not order the table: the score alone does.
+  Scenario s = throughput_scenario(20000);
+  s.weights.tco = 0;
+  Advice a = run(s);
+  for (std::size_t i = 1; i < a.candidates.size(); ++i)
+    EXPECT_GE(std::round(a.candidates[i - 1].scores.total * 100), std::round(a.candidates[i].scores.total * 100));
 }
 
 TEST(Advise, WeightsChangeTheRanking) {
