@@ -61,7 +61,7 @@ struct TrainPlan {
   double dp_comm_s = 0;            // gradient ring all-reduce per step
   double bubble_fraction = 0;      // (p-1)/(k+p-1)
   double straggler_factor = 1;     // E[max of N workers] / mean
-  double eta = 0;                  // the seeds' bandwidth utilisation of the gradient all-reduce
+  double eta = 0;                  // bandwidth utilisation of the gradient all-reduce ((N-1)/N x B_effective / B_max)
   double memory_bytes = 0;         // per device
   double steps = 0;
   double time_to_train_s = 0;

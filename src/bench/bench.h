@@ -88,7 +88,7 @@ struct CollectiveResult {
   Stats time_s;              // per call, averaged over ranks, per sample
   double algbw_bytes_per_s = 0;
   double busbw_bytes_per_s = 0;
-  std::optional<double> eta;  // the seeds' (n-1)/n * algbw / link peak, when --link-gbps is given
+  std::optional<double> eta;  // (n-1)/n * algbw / link peak, when --link-gbps is given
   bool verified = false;
 };
 

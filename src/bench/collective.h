@@ -1,5 +1,5 @@
 // Collective benchmarks: the nccl-tests definitions of algorithm and bus
-// bandwidth (NVIDIA/nccl-tests doc/PERFORMANCE.md), the seeds' eta, the
+// bandwidth (NVIDIA/nccl-tests doc/PERFORMANCE.md), the usual eta, the
 // all-reduce size sweep, and how `rooftop bench collective` runs itself under
 // mpirun (a launcher starts `mpirun -np N rooftop bench collective`; the
 // ranks see the MPI environment and act as workers; rank 0 writes its rows
@@ -21,7 +21,7 @@ double algbw(double bytes, double time_s);
 // all-to-all (n-1)/n; broadcast and reduce 1.
 double busbw_factor(CollectiveOp op, int ranks);
 double busbw(CollectiveOp op, int ranks, double algbw_bytes_per_s);
-// The seeds' bandwidth utilisation eta = (n-1)/n x B_effective / B_max with
+// The bandwidth utilisation eta = (n-1)/n x B_effective / B_max with
 // B_effective = algbw (what the application sees) and B_max the link peak.
 double eta(int ranks, double algbw_bytes_per_s, double link_bytes_per_s);
 

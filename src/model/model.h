@@ -93,7 +93,7 @@ struct Parallelism {
 struct Communication {
   double time_s = 0;             // per step (training) or per token (tensor parallel)
   double bytes = 0;              // payload per collective
-  double eta = 0;                // the seeds' bandwidth utilisation (N-1)/N * B_eff / B_max
+  double eta = 0;                // bandwidth utilisation (N-1)/N * B_eff / B_max
   std::string link;              // link name used ("NVLink 4", or "NVLink 4 + ConnectX-7 ..." across nodes)
   // Training, per optimizer step: each kind of traffic (whole, hidden or not)
   // and the part not hidden behind compute.
@@ -192,7 +192,7 @@ OpPrediction roofline(const workload::Operator& op, double batch, Precision p,
 
 // Ring all-reduce of `bytes` over `n` devices: 2(n-1)/n * bytes / bw + 2(n-1) * latency.
 double ring_allreduce_s(double bytes, int n, double link_bytes_per_s, double latency_s);
-// The seeds' eta = (n-1)/n * B_effective / B_max.
+// The usual bandwidth utilisation eta = (n-1)/n * B_effective / B_max.
 double bandwidth_utilisation(int n, double effective_bytes_per_s, double max_bytes_per_s);
 // nccl-tests bus bandwidth of an all-reduce of `bytes` that took `time_s` on n devices.
 double allreduce_busbw(double bytes, int n, double time_s);

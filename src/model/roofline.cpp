@@ -1,5 +1,5 @@
 // The per-operator roofline, collectives (ring all-reduce, bus bandwidth,
-// the seeds' eta), straggler order statistics, and single kernels priced on
+// the usual eta), straggler order statistics, and single kernels priced on
 // their own (GEMM, STREAM, all-reduce, copy) for `rooftop validate`.
 // Formulas and sources: docs/model.md.
 #include <algorithm>
