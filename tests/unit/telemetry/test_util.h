@@ -7,7 +7,7 @@
 
 namespace rooftop::telemetry::test {
 
-inline std::string source_path(const std::string& rel) { return std::string(ROOFTOP_SOURCE_DIR) + "/" + rel; }
+inline std::string source_path(const std::string& rel) { return (std::filesystem::path(ROOFTOP_SOURCE_DIR) / rel).string(); }
 
 // A fresh scratch directory under the build tree, removed first if present.
 inline std::string scratch_dir(const std::string& name) {
