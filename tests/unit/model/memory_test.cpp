@@ -110,5 +110,53 @@ TEST(Memory, PipelineStagesHoldTheirMicroBatchesInFlight) {
   EXPECT_DOUBLE_EQ(memory_footprint(w, Task::train, Precision::bf16, p, nullptr).activations_bytes, 1e6 * 2 * 2 / 4);
 }
 
+TEST(Memory, AdagradKeepsOneStatePerParameter) {
+  workload::Workload w = testing::matmul_model(20000, 50);
+  w.optimizer = workload::Optimizer::adagrad;
+  Plan p;
+  // bf16: 2 (weights) + 2 (grads) + 4 (fp32 master) + 4 (accumulator) = 12 bytes, not Adam's 16.
+  Memory m = memory_footprint(w, Task::train, Precision::bf16, p, nullptr);
+  EXPECT_DOUBLE_EQ(m.optimizer_bytes, 8.0 * 20000);
+  EXPECT_DOUBLE_EQ(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes, 12.0 * 20000);
+  // fp32: the weights are the master copy; 4 + 4 + 4 = 12 bytes.
+  Memory f32 = memory_footprint(w, Task::train, Precision::fp32, p, nullptr);
+  EXPECT_DOUBLE_EQ(f32.optimizer_bytes, 4.0 * 20000);
+}
+
+// A mixture-of-experts layer: 1,000 dense parameters and 8,000 in the experts.
+workload::Workload moe_model() {
+  workload::Workload w = testing::matmul_model(1000, 10);
+  workload::Operator experts = w.ops[0];
+  experts.name = "layers.moe.experts.up";
+  experts.params = experts.weight_elems = 8000;
+  w.ops.push_back(experts);
+  w.params = 9000;
+  w.experts = 8;
+  w.top_k = 2;
+  w.train_activation_elems_per_sample = 0;
+  return w;
+}
+
+TEST(Memory, ExpertParallelShardsTheExperts) {
+  workload::Workload w = moe_model();
+  EXPECT_DOUBLE_EQ(expert_params(w), 8000);
+  Plan p;
+  p.dp = 8;
+  p.ep = 4;
+  // ZeRO 0: every rank holds the dense 1,000 and 8,000 / 4 expert parameters.
+  Memory m = memory_footprint(w, Task::train, Precision::bf16, p, nullptr);
+  EXPECT_DOUBLE_EQ(m.weights_bytes, 2.0 * (1000 + 2000));
+  EXPECT_DOUBLE_EQ(m.gradients_bytes, 2.0 * (1000 + 2000));
+  EXPECT_DOUBLE_EQ(m.optimizer_bytes, 12.0 * (1000 + 2000));
+  // ZeRO 3: the dense part over dp = 8, the experts over their dp / ep = 2 replicas.
+  p.zero = 3;
+  Memory z = memory_footprint(w, Task::train, Precision::bf16, p, nullptr);
+  EXPECT_DOUBLE_EQ(z.weights_bytes, 2.0 * (1000.0 / 8 + 2000.0 / 2));
+  EXPECT_DOUBLE_EQ(z.optimizer_bytes, 12.0 * (1000.0 / 8 + 2000.0 / 2));
+  // Without expert parallelism every rank holds all experts.
+  p.ep = 1, p.zero = 0;
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::train, Precision::bf16, p, nullptr).weights_bytes, 2.0 * 9000);
+}
+
 }  // namespace
 }  // namespace rooftop::model
