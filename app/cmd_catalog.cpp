@@ -187,9 +187,14 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
   add("interconnect.scale_up.topology", d.topology == catalog::Topology::unknown ? "unknown" : std::string(to_string(d.topology)));
   if (d.topology == catalog::Topology::full_mesh || d.peers.known()) add_s("interconnect.scale_up.peers", d.peers, 1, "peer links");
   add_s("interconnect.scale_up.domain", d.devices, 1, "devices");
-  add_s("interconnect.scale_up.latency", d.latency_s, 1e-6, "us per hop");
+  // Without a catalog latency the model uses its own per-hop default.
+  auto latency = [&](std::string field, const Sourced& l) {
+    if (l.known()) add_s(std::move(field), l, 1e-6, "us per hop");
+    else add(std::move(field), "model default (docs/model.md#collectives)");
+  };
+  latency("interconnect.scale_up.latency", d.latency_s);
   link("interconnect.scale_out", a.scale_out);
-  add_s("interconnect.scale_out.latency", a.scale_out_latency_s, 1e-6, "us per hop");
+  latency("interconnect.scale_out.latency", a.scale_out_latency_s);
   add_s("interconnect.devices_per_node", a.devices_per_node, 1, "devices");
   link("interconnect.host", a.host);
   add_s("power.tdp", a.power_w, 1, "W");
