@@ -123,8 +123,8 @@ struct Prediction {
   Memory memory;
   Plan plan;                     // the plan evaluated (searched or given)
   double bubble_fraction = 0;    // training: pipeline bubble / step compute
-  // Training: one micro-batch's forward pass on one pipeline stage, with its
-  // tensor-parallel all-reduces (what an evaluation step costs).
+  // Training: one micro-batch's forward pass on one pipeline stage, with the
+  // forward half of its communication (what an evaluation step costs).
   double eval_stage_s = 0;
   Bound bound = Bound::compute;  // of the whole step
   std::vector<OpPrediction> per_op;

@@ -194,7 +194,6 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   const double f_mb = fwd.time_s / k, b_mb = bwd.time_s / k, r_mb = re.time_s / k;   // one micro-batch, one stage
   const double tp_fwd = tensor_comm_s(s, plan, is_forward, b) / pp;
   const double tp_mb = tp_fwd + tensor_comm_s(s, plan, is_backward, b) / pp;
-  o.eval_stage_s = f_mb + tp_fwd;
   // Pipeline: each micro-batch sends its boundary activation forward and its
   // gradient back (x vp with interleaved stages).
   const double boundary = s.boundary_elems * b * bpe / (plan.sp ? plan.tp : 1);
@@ -213,6 +212,10 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   if (s.table_out_elems > 0 && plan.devices() > 1)
     ep_mb += 2 * coll(detail::Collective::all_to_all, s.table_out_elems * b * bpe, plan.devices(), 1);
   const double stage_s = f_mb + b_mb + r_mb + tp_mb + pp_mb + ep_mb;
+  // An evaluation step is the forward half: the forward compute and the
+  // forward half of each kind of traffic (tensor all-reduces, the
+  // activation send, the dispatch/combine or embedding all-to-all).
+  o.eval_stage_s = f_mb + tp_fwd + pp_mb / 2 + ep_mb / 2;
   // 1F1B: k micro-batches plus (pp - 1) / vp stage slots of fill and drain.
   const double bubble_slots = (pp - 1) / vp;
   const double compute_s = (k + bubble_slots) * stage_s + opt.time_s;
