@@ -230,6 +230,7 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
     train_samples = s.train_tokens / w.seq_len;
   }
   const model::Benchmark* target = nullptr;
+  std::string target_how;
   if (s.objective == ObjectiveKind::train && s.train_to_target) {
     // The MLPerf Training quality target: samples from the reference
     // convergence points at the global batch (docs/model.md#time-to-train).
@@ -237,6 +238,7 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
     if (!n) return make_error(Errc::invalid_input, n.error().message, s.file + ": objective.train_to_target");
     train_samples = n->samples;
     target = model::mlperf_benchmark(w.id);
+    target_how = n->how;
   }
   out.throughput_unit = s.objective == ObjectiveKind::train ? (s.train_tokens > 0 ? "tokens/s" : "samples/s")
                                                              : w.throughput_unit;
@@ -291,6 +293,12 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
   std::sort(out.rejected.begin(), out.rejected.end(),
             [](const Rejection& x, const Rejection& y) { return x.accelerator < y.accelerator; });
   add_assumptions(s, w, out);
+  if (target) {
+    out.assumptions.push_back({"train_to_target", si(train_samples, "samples") + " at global batch " +
+                                                      std::to_string(s.global_batch) + ", " + target_how,
+                               "docs/model.md#time-to-train (MLCommons reference convergence points)"});
+    out.assumptions.push_back({"evaluation", std::string("timed: ") + target->eval_source, "docs/model.md#time-to-train"});
+  }
   return out;
 }
 

@@ -25,6 +25,9 @@ for x in c:
     evals = t["time_to_train_s"] - t["steps"] * t["step_s"]
     assert evals > 0, t   # the evaluations are timed
     assert t["time_to_train_s"] <= 3600, t
+names = {x["name"]: x["value"] for x in d["assumptions"]}
+assert names["train_to_target"].startswith("2.41 Msamples at global batch 448, RCP at batch 448"), names
+assert "10,000 eval samples" in names["evaluation"], names
 best = c[0]
 print(best["accelerator"], best["count"], best["plan"], best["train"]["time_to_train_s"], best["train"]["step_s"])
 PY
