@@ -433,6 +433,16 @@ Unexpected does_not_fit(const Setup& s, const Plan& plan, int count) {
   return make_error(Errc::invalid_input, msg, "--count");
 }
 
+// Expert-parallel degrees to try: the one given, else 1 for a dense model,
+// else every power of two dividing both dp and the experts.
+std::vector<int> expert_degrees(const workload::Workload& w, int dp, std::optional<int> given) {
+  if (given) return {*given};
+  std::vector<int> out{1};
+  for (int e = 2; w.experts > 0 && e <= std::min(dp, w.experts); e *= 2)
+    if (dp % e == 0 && w.experts % e == 0) out.push_back(e);
+  return out;
+}
+
 std::vector<int> powers_of_two_dividing(int n, int limit) {
   std::vector<int> out;
   for (int v = 1; v <= std::min(n, limit); v *= 2)
@@ -740,41 +750,46 @@ Result<Prediction> predict(const Request& req) {
                                        : powers_of_two_dividing(count / tp, std::max(1, w.layers));
         for (int pp : pps) {
           if (count % (tp * pp) != 0) continue;
-          Plan p = base(tp, pp);
-          p.zero = zero;
-          p.recompute = rc;
-          if (zero > 0 && p.dp == 1 && !spec.zero) continue;  // nothing to shard over
-          if (!check_plan(s, p, count)) continue;
-          any_valid = true;
-          smallest_miss = p;
-          if (gb > 0) {
-            // The global batch fixes mb x ga per data-parallel rank.
-            if (gb % p.dp != 0) continue;
-            const int per_rank = gb / p.dp;
-            for (int mb = 1; mb <= per_rank; ++mb) {  // every divisor of the per-rank batch
-              if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
-              if (spec.ga && per_rank / mb != *spec.ga) continue;
-              p.mb = mb;
-              p.ga = per_rank / mb;
-              if (!plan_memory(s, p).fits) break;
+          const Plan dense = base(tp, pp);
+          // Mixture of experts: every expert-parallel degree dividing dp and the experts (1 first).
+          for (int ep : expert_degrees(w, dense.dp, spec.ep)) {
+            Plan p = dense;
+            p.ep = ep;
+            p.zero = zero;
+            p.recompute = rc;
+            if (zero > 0 && p.dp == 1 && !spec.zero) continue;  // nothing to shard over
+            if (!check_plan(s, p, count)) continue;
+            any_valid = true;
+            smallest_miss = p;
+            if (gb > 0) {
+              // The global batch fixes mb x ga per data-parallel rank.
+              if (gb % p.dp != 0) continue;
+              const int per_rank = gb / p.dp;
+              for (int mb = 1; mb <= per_rank; ++mb) {  // every divisor of the per-rank batch
+                if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
+                if (spec.ga && per_rank / mb != *spec.ga) continue;
+                p.mb = mb;
+                p.ga = per_rank / mb;
+                if (!plan_memory(s, p).fits) break;
+                found.push_back({p, outcome(s, p, nullptr).throughput});
+              }
+              continue;
+            }
+            if (spec.mb) {
+              if (!plan_memory(s, p).fits) continue;
+              found.push_back({p, outcome(s, p, nullptr).throughput});
+              continue;
+            }
+            const double limit = max_batch(s, p);
+            if (limit < 1) continue;
+            for (double b = 1; b <= limit; b *= 2) {
+              p.mb = static_cast<int>(b);
               found.push_back({p, outcome(s, p, nullptr).throughput});
             }
-            continue;
-          }
-          if (spec.mb) {
-            if (!plan_memory(s, p).fits) continue;
-            found.push_back({p, outcome(s, p, nullptr).throughput});
-            continue;
-          }
-          const double limit = max_batch(s, p);
-          if (limit < 1) continue;
-          for (double b = 1; b <= limit; b *= 2) {
-            p.mb = static_cast<int>(b);
-            found.push_back({p, outcome(s, p, nullptr).throughput});
-          }
-          if (p.mb < limit) {
-            p.mb = static_cast<int>(limit);
-            found.push_back({p, outcome(s, p, nullptr).throughput});
+            if (p.mb < limit) {
+              p.mb = static_cast<int>(limit);
+              found.push_back({p, outcome(s, p, nullptr).throughput});
+            }
           }
         }
       }

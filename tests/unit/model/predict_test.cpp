@@ -251,6 +251,32 @@ TEST(Predict, ExpertGradientsSyncOverTheExpertReplicas) {
   EXPECT_DOUBLE_EQ(p.memory.weights_bytes, 2.0 * (1e6 + 2e6));
 }
 
+TEST(Predict, TheSearchShardsExpertsWhenTheyDoNotFit) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9, 10);
+  workload::Operator experts = w.ops[0];
+  experts.name = "layers.moe.experts.up";
+  experts.params = experts.weight_elems = 40e9;
+  w.ops.push_back(experts);
+  w.params = w.active_params = 41e9;
+  w.experts = 16, w.top_k = 2;
+  w.train_activation_elems_per_sample = 0;
+  Request r = request(a, w);
+  r.task = workload::Task::train;
+  r.precision = Precision::bf16;
+  r.count = 16;
+  r.plan.tp = 1, r.plan.pp = 1, r.plan.zero = 0, r.plan.mb = 1;
+  // Without ZeRO, 16 bytes per parameter: 16 GB dense + 40e9 / ep x 16 bytes
+  // of experts; only ep = 16 (40 GB of experts) fits in 72 GiB.
+  Result<Prediction> p = predict(r);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->plan.ep, 16);
+  EXPECT_DOUBLE_EQ(p->memory.weights_bytes, 2.0 * (1e9 + 40e9 / 16));
+  // A fixed ep is kept, and one that does not fit says so.
+  r.plan.ep = 8;
+  EXPECT_FALSE(predict(r));
+}
+
 TEST(Predict, LlmSingleStreamByHand) {
   catalog::Accelerator a = test_gpu();
   workload::Workload w = llm_model();
