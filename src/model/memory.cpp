@@ -56,15 +56,15 @@ double expert_params(const workload::Workload& w) {
 double activation_fraction(const workload::Workload& w, const Plan& plan) {
   // Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
   // Transformer Models", Table 2): per layer s b h (34 + 5 a s / h) bytes at
-  // 16 bits; tensor parallel without sequence parallel shards 24 of the 34
-  // and the attention term; sequence parallel shards all of it.
+  // 16 bits, the 5 a s / h term being the attention scores. The workloads'
+  // attention is fused (FlashAttention): the scores never reach memory, so
+  // the per-sample count is the 34 s b h term alone, and selective recompute
+  // (which drops only the score term) keeps all of it. Tensor parallel
+  // without sequence parallel shards 24 of the 34; sequence parallel shards
+  // all of it.
   const double t = plan.tp;
   const bool shape = w.layers > 0 && w.hidden > 0 && w.heads > 0 && w.seq_len > 0;
-  const double attn = shape ? 5.0 * w.heads * w.seq_len / w.hidden : 0;
-  const double whole = 34 + attn;
-  double kept = plan.recompute == Recompute::selective && shape ? 34 : whole;  // selective drops the attention term
-  double frac = kept / whole;
-  double shard = plan.sp || t <= 1 ? frac / t : (10.0 + 24.0 / t + (kept > 34 ? attn / t : 0)) / whole;
+  const double shard = plan.sp || t <= 1 ? 1 / t : (10.0 + 24.0 / t) / 34;
   if (plan.recompute == Recompute::full && shape) {
     // Only each layer's input (s b h elements) is kept, plus one layer
     // recomputed at a time.
