@@ -125,22 +125,10 @@ TEST(Memory, AdagradKeepsOneStatePerParameter) {
   EXPECT_DOUBLE_EQ(f32.optimizer_bytes, 4.0 * 20000);
 }
 
-// A mixture-of-experts layer: 1,000 dense parameters and 8,000 in the experts.
-workload::Workload moe_model() {
-  workload::Workload w = testing::matmul_model(1000, 10);
-  workload::Operator experts = w.ops[0];
-  experts.name = "layers.moe.experts.up";
-  experts.params = experts.weight_elems = 8000;
-  w.ops.push_back(experts);
-  w.params = 9000;
-  w.experts = 8;
-  w.top_k = 2;
-  w.train_activation_elems_per_sample = 0;
-  return w;
-}
-
 TEST(Memory, ExpertParallelShardsTheExperts) {
-  workload::Workload w = moe_model();
+  // 1,000 dense parameters and 8,000 in the experts.
+  workload::Workload w = testing::moe_model(1000, 8000, 8);
+  w.train_activation_elems_per_sample = 0;
   EXPECT_DOUBLE_EQ(expert_params(w), 8000);
   Plan p;
   p.dp = 8;

@@ -232,13 +232,7 @@ TEST(Predict, TheLastGradientBucketIsAlwaysExposed) {
 
 TEST(Predict, ExpertGradientsSyncOverTheExpertReplicas) {
   catalog::Accelerator a = test_gpu();
-  workload::Workload w = matmul_model(1e6, 10);
-  workload::Operator experts = w.ops[0];
-  experts.name = "layers.moe.experts.up";
-  experts.params = experts.weight_elems = 8e6;
-  w.ops.push_back(experts);
-  w.params = w.active_params = 9e6;
-  w.experts = 8, w.top_k = 2;
+  workload::Workload w = testing::moe_model(1e6, 8e6, 8);
   Request r = request(a, w);
   r.task = workload::Task::train;
   r.precision = Precision::bf16;
@@ -253,13 +247,7 @@ TEST(Predict, ExpertGradientsSyncOverTheExpertReplicas) {
 
 TEST(Predict, TheSearchShardsExpertsWhenTheyDoNotFit) {
   catalog::Accelerator a = test_gpu();
-  workload::Workload w = matmul_model(1e9, 10);
-  workload::Operator experts = w.ops[0];
-  experts.name = "layers.moe.experts.up";
-  experts.params = experts.weight_elems = 40e9;
-  w.ops.push_back(experts);
-  w.params = w.active_params = 41e9;
-  w.experts = 16, w.top_k = 2;
+  workload::Workload w = testing::moe_model(1e9, 40e9, 16);
   w.train_activation_elems_per_sample = 0;
   Request r = request(a, w);
   r.task = workload::Task::train;
