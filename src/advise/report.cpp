@@ -175,6 +175,17 @@ std::string answer_line(const Scenario& s, const Advice& a) {
   if (a.baseline && a.baseline->priced && best.priced) {
     line += "; your " + setup(*a.baseline) + " is " + cost_delta(*a.baseline, best);
   }
+  // The question behind a baseline is often "was that the right buy?": the
+  // baseline's own part, sized like every candidate, answers it directly.
+  if (a.baseline) {
+    auto same = std::find_if(a.candidates.begin(), a.candidates.end(), [&](const Candidate& c) {
+      return c.accelerator == a.baseline->accelerator && c.count < a.baseline->count;
+    });
+    if (same != a.candidates.end()) {
+      line += "; " + setup(*same) + " (" + std::string(to_string(same->precision)) + ") would have been enough: " +
+              headline(s, *same) + ", against the " + std::to_string(a.baseline->count) + " you have";
+    }
+  }
   if (!best.accelerator->caveats.empty()) line += ". Caveat: " + best.accelerator->caveats.front().text;
   return line + ".";
 }
