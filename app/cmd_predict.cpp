@@ -60,6 +60,10 @@ json prediction_json(const model::Prediction& p, const std::optional<ToTarget>& 
             {"model", p.model},
             {"task", std::string(workload::to_string(p.task))},
             {"precision", std::string(to_string(p.precision))},
+            {"precisions",
+             {{"weights", std::string(to_string(p.precisions.weights))},
+              {"activations", std::string(to_string(p.precisions.compute))},
+              {"kv_cache", std::string(to_string(p.precisions.kv))}}},
             {"batch", p.batch},
             {"throughput", {{"value", p.throughput}, {"unit", p.throughput_unit}}},
             {"latency_s", p.latency_s},
@@ -111,7 +115,7 @@ std::string text_output(const model::Prediction& p, const std::optional<ToTarget
   std::string split = fmt::format("data {} x tensor {}", p.parallelism.data, p.parallelism.tensor);
   if (p.parallelism.pipeline > 1) split += fmt::format(" x pipeline {}", p.parallelism.pipeline);
   std::string out = fmt::format("{} on {} x {}: {} {}, {}, batch {} per device\nplan: {}\n", p.model, p.count,
-                                p.accelerator, workload::to_string(p.task), to_string(p.precision), split, p.batch,
+                                p.accelerator, workload::to_string(p.task), to_string(p.precisions), split, p.batch,
                                 model::to_string(p.plan));
   report::Table t;
   t.headers = {"metric", "value"};
@@ -195,10 +199,13 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
     req.plan = *spec;
   }
   if (!o.precision.empty()) {
-    req.precision = parse_precision(o.precision);
-    if (!req.precision)
-      return report_error({Errc::invalid_input, "unknown precision '" + o.precision +
-                                                    "' (fp64, fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)", "--precision"});
+    std::optional<PrecisionSpec> spec = parse_precision_spec(o.precision);
+    if (!spec)
+      return report_error({Errc::invalid_input, "unknown precision '" + o.precision + "'; accepted: " +
+                                                    std::string(kPrecisionForms), "--precision"});
+    req.precision = spec->compute;
+    req.weight_precision = spec->weights;
+    req.kv_precision = spec->kv;
   }
   if (!o.latency_target.empty()) {
     Result<double> t = parse_duration(o.latency_target);
@@ -257,7 +264,9 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--accelerator", o->accelerator, "Catalog id or alias (see `rooftop catalog list`)")->required();
   sub->add_option("--count", o->count, "Number of devices (default 1)");
   sub->add_option("--task", o->task, "infer or train (default infer)");
-  sub->add_option("--precision", o->precision, "fp32, tf32, fp16, bf16, fp8, int8, int4, fp4 (default: fastest suited)");
+  sub->add_option("--precision", o->precision,
+                  "fp32, tf32, fp16, bf16, fp8, int8, int4, fp4, or weights/activations/KV apart: w4a16, w8a8, "
+                  "bf16+fp8-kv, w4a16+fp8-kv (default: fastest suited)");
   sub->add_option("--batch", o->batch, "Per-device batch (micro-batch when training); default chosen per scenario");
   sub->add_option("--input-tokens", o->input_tokens, "LLM prompt tokens (default: the model's MLPerf mean)");
   sub->add_option("--output-tokens", o->output_tokens, "LLM generated tokens (default: the model's MLPerf mean)");
