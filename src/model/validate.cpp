@@ -225,7 +225,7 @@ Result<double> predict_interconnect(const MeasurementRow& r, const catalog::Acce
 }
 
 Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerator& a, const WorkloadLoader& load,
-                              std::string& method) {
+                              std::string& method, RowResult& band) {
   Result<workload::Workload> w = load(r.model_id, workload::BuildOptions{});
   if (!w) return make_error(Errc::invalid_input, "column model_id: " + w.error().message);
   Request req;
@@ -249,6 +249,11 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   method = "predict " + w->id + " " + to_string(p->precisions) + " batch " + std::to_string(p->batch) + " " +
            std::string(to_string(sc->scenario)) + (sc->batch > 0 ? " (multi-stream query)" : "");
   std::string unit = to_lower(trim(r.unit));
+  band.task = "infer";
+  band.family = std::string(workload::to_string(w->family));
+  band.vendor = a.vendor;
+  band.precision = std::string(to_string(p->precision));
+  band.time_metric = is_latency_unit(unit);
   if (is_latency_unit(unit)) return p->latency_s;
   if (sc->decode) {
     if (p->tpot_s <= 0) return make_error(Errc::invalid_input, "column scenario: '" + r.scenario + "' asks for a decode rate but '" + w->id + "' is not an LLM");
@@ -265,7 +270,7 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
 // (tokens/s) rows: predict() searches the plan under the row's device count
 // and global batch; time to train = RCP samples to the target / samples/s.
 Result<double> predict_training(const MeasurementRow& r, const catalog::Accelerator& a, const WorkloadLoader& load,
-                                const std::vector<ConvergencePoint>& rcps, std::string& method) {
+                                const std::vector<ConvergencePoint>& rcps, std::string& method, RowResult& band) {
   const Benchmark* bench = mlperf_benchmark(r.model_id);
   workload::BuildOptions shape;
   if (bench && bench->train_seq_len > 0) shape.seq_len = bench->train_seq_len;
@@ -288,6 +293,11 @@ Result<double> predict_training(const MeasurementRow& r, const catalog::Accelera
   if (!p) return make_error(p.error());
   method = "predict train " + w->id + " " + std::string(to_string(p->precision)) + " plan " + to_string(p->plan);
   std::string unit = to_lower(trim(r.unit));
+  band.task = "train";
+  band.family = std::string(workload::to_string(w->family));
+  band.vendor = a.vendor;
+  band.precision = std::string(to_string(p->precision));
+  band.time_metric = unit == "minutes" || unit == "min";
   if (unit == "minutes" || unit == "min") {
     if (!req.global_batch) return make_error(Errc::invalid_input, "time to train needs the global batch (batch_size)");
     Result<SamplesToTarget> n = samples_to_target(rcps, r.model_id, *req.global_batch);
@@ -348,7 +358,9 @@ Result<std::vector<MeasurementRow>> parse_measurements(std::string_view text, co
 
 RowResult predict_row(const MeasurementRow& r, const catalog::Catalog& cat, const WorkloadLoader& load,
                       const std::vector<ConvergencePoint>& rcps) {
-  RowResult out{r.id, r.accelerator_id, r.model_id, r.category, r.metric, r.unit, r.measured, std::nullopt, 0, "", ""};
+  RowResult out;
+  out.id = r.id, out.accelerator = r.accelerator_id, out.model = r.model_id, out.category = r.category;
+  out.metric = r.metric, out.unit = r.unit, out.measured = r.measured;
   Result<const catalog::Accelerator*> a = cat.get(r.accelerator_id);
   if (!a) {
     out.reason = "column accelerator_id: " + a.error().message;
@@ -367,8 +379,8 @@ RowResult predict_row(const MeasurementRow& r, const catalog::Catalog& cat, cons
   if (cat_name.find("gemm") != std::string::npos) v = predict_gemm(r, **a, out.method);
   else if (cat_name.find("memory_bw") != std::string::npos) v = predict_stream(r, **a, out.method);
   else if (cat_name.find("interconnect") != std::string::npos) v = predict_interconnect(r, **a, out.method);
-  else if (cat_name.find("inference") != std::string::npos) v = predict_mlperf(r, **a, load, out.method);
-  else if (cat_name.find("train") != std::string::npos) v = predict_training(r, **a, load, rcps, out.method);
+  else if (cat_name.find("inference") != std::string::npos) v = predict_mlperf(r, **a, load, out.method, out);
+  else if (cat_name.find("train") != std::string::npos) v = predict_training(r, **a, load, rcps, out.method, out);
   if (!v) {
     out.reason = v.error().message;
     return out;
