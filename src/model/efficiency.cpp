@@ -98,7 +98,7 @@ GemmShapeFactor gemm_shape_factor(const GemmShape& s, const GemmUnits& u) {
   GemmShapeFactor best;
   if (!u.known() || s.m <= 0 || s.n <= 0 || s.k <= 0) return best;
   best = one_tile(s, u.tile_m, u.tile_n, u.tile_k, u.units);
-  if (u.tile_min <= 0) return best;
+  if (u.tile_min <= 0 || best.factor() >= 1) return best;
   for (double tm = u.tile_m; tm >= u.tile_min; tm /= 2) {
     for (double tn = u.tile_n; tn >= u.tile_min; tn /= 2) {
       GemmShapeFactor f = one_tile(s, tm, tn, u.tile_k, u.units);
