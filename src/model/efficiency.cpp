@@ -158,7 +158,7 @@ std::vector<Assumption> op_efficiency_assumptions(const catalog::Accelerator& a)
     char buf[96];
     std::snprintf(buf, sizeof buf, "%g units, tile %gx%g (down to %g), k step %g", u.units, u.tile_m, u.tile_n,
                   u.tile_min > 0 ? u.tile_min : std::min(u.tile_m, u.tile_n), u.tile_k);
-    out.push_back({"gemm_shape", buf, "docs/model.md#gemm-shape; units: " + a.compute_units.source + "; tile: " + a.tile_m.source});
+    out.push_back({"gemm_shape", buf, "docs/model.md#gemm-shape; " + a.id + " catalog entry (compute.units, compute.tile_*)"});
   } else {
     out.push_back({"gemm_shape", "not modelled (the catalog gives no compute units and tile for this part)",
                    "docs/model.md#gemm-shape"});
@@ -166,7 +166,7 @@ std::vector<Assumption> op_efficiency_assumptions(const catalog::Accelerator& a)
   if (a.attention_fraction.known()) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2f", *a.attention_fraction.value);
-    out.push_back({"attention_efficiency", buf, "docs/model.md#attention; " + a.attention_fraction.source});
+    out.push_back({"attention_efficiency", buf, "docs/model.md#attention; " + a.id + " catalog entry (compute.attention_fraction)"});
   } else {
     out.push_back({"attention_efficiency", "the GEMM factor (no published fused-attention table for this part)",
                    "docs/model.md#attention"});

@@ -582,7 +582,7 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   if (!s.mix.uniform()) say("precisions", to_string(s.mix), "docs/model.md#precision (compute peak at the activation precision)");
   if (s.a == &s.gpu_only)
     say("dla", "not used: the " + plain(*a.dla_int8_ops.value / 1e12) + " int8 TOPS of the DLAs run CNN layers only",
-        a.dla_int8_ops.source);
+        "docs/model.md#precision; " + a.id + " catalog entry (compute.dla_int8)");
   for (Assumption& x : op_efficiency_assumptions(a)) out.assumptions.push_back(std::move(x));
   if (s.req.scenario == Scenario::server && s.task == Task::infer) {
     say("latency_target_s", s.llm ? "tpot " + plain(s.req.latency_target_s.value_or(kLlmTpotS)) + ", ttft " + plain(kLlmTtftS)
