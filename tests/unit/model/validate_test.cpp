@@ -111,6 +111,16 @@ TEST(Rows, StreamAllReduceAndCopy) {
   EXPECT_NEAR(*copy.predicted, 160, 0.01);
 }
 
+// The request an fp16 inference row of test-mlp at batch 1 amounts to.
+Request fp16_batch1(const catalog::Accelerator& a, const workload::Workload& w) {
+  Request req;
+  req.accelerator = &a;
+  req.workload = &w;
+  req.precision = Precision::fp16;
+  req.batch = 1;
+  return req;
+}
+
 TEST(Rows, InferenceRowsGoThroughPredictPerAccelerator) {
   catalog::Catalog c = one_gpu();
   MeasurementRow m = row("mlperf_inference", "test-mlp", "x", "FP16", "samples/s", "samples/s", 400, 4);
@@ -119,11 +129,7 @@ TEST(Rows, InferenceRowsGoThroughPredictPerAccelerator) {
   ASSERT_TRUE(r.predicted) << r.reason;
   catalog::Accelerator a = test_gpu();
   workload::Workload w = matmul_model(1e9);
-  Request req;
-  req.accelerator = &a;
-  req.workload = &w;
-  req.precision = Precision::fp16;
-  req.batch = 1;
+  Request req = fp16_batch1(a, w);
   EXPECT_NEAR(*r.predicted, predict(req)->throughput, 1e-6);
   m.scenario = "SingleStream";
   m.unit = "ms";
@@ -139,11 +145,7 @@ TEST(Rows, PublishedSpellingsOfUnitsScenariosAndPrecisions) {
   catalog::Catalog c = one_gpu();
   catalog::Accelerator a = test_gpu();
   workload::Workload w = matmul_model(1e9);
-  Request req;
-  req.accelerator = &a;
-  req.workload = &w;
-  req.precision = Precision::fp16;
-  req.batch = 1;
+  Request req = fp16_batch1(a, w);
   const double per_s = predict(req)->throughput;
   MeasurementRow m = row("mlperf_inference", "test-mlp", "x", "FP16", "throughput", "samples/s", 400);
   m.batch = "1";
