@@ -441,6 +441,9 @@ Result<Evaluator> Evaluator::make(const Request& req) {
   const workload::Workload& w = *req.workload;
   if (req.precision) {
     s->p = *req.precision;
+  } else if (req.weight_precision && is_integer(*req.weight_precision) && (a.supports(Precision::fp16) || a.supports(Precision::bf16))) {
+    // Weight-only quantization ("int4 weights", w4) keeps 16-bit activations.
+    s->p = a.supports(Precision::fp16) ? Precision::fp16 : Precision::bf16;
   } else {
     Result<Precision> p = default_precision(a, req.task);
     if (!p) return make_error(p.error());

@@ -218,6 +218,15 @@ TEST(MixedPrecision, W4A16UsesTheFp16PeakAndHalfByteWeights) {
   bool said = false;
   for (const Assumption& x : mixed->assumptions) said |= x.name == "precisions";
   EXPECT_TRUE(said);
+  // Integer weights named alone are weight-only quantization: 16-bit math.
+  a.peak_flop_per_s[static_cast<std::size_t>(Precision::int8)] = {400e12, "test"};
+  r.precision.reset();
+  r.weight_precision = Precision::int4;
+  Result<Prediction> w4 = predict(r);
+  ASSERT_TRUE(w4);
+  EXPECT_EQ(w4->precision, Precision::fp16);
+  r.weight_precision.reset();
+  EXPECT_EQ(predict(r)->precision, Precision::int8);  // the default without weights named
 }
 
 // ---- properties -------------------------------------------------------------
