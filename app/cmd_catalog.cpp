@@ -106,6 +106,13 @@ json entry_json(const Accelerator& a) {
          for (Precision x : a.precisions()) p.push_back(std::string(to_string(x)));
          return p;
        }()},
+      {"gemm", {{"units", j_opt(a.compute_units)},
+                {"tile_m", j_opt(a.tile_m)},
+                {"tile_n", j_opt(a.tile_n)},
+                {"tile_k", j_opt(a.tile_k)},
+                {"tile_min", j_opt(a.tile_min)},
+                {"attention_fraction", j_opt(a.attention_fraction)},
+                {"dla_int8_ops", j_opt(a.dla_int8_ops)}}},
       {"memory_bytes", j_opt(a.memory_bytes)},
       {"memory_bytes_per_s", j_opt(a.memory_bytes_per_s)},
       {"memory_type", a.memory_type.empty() ? json(nullptr) : json(a.memory_type)},
