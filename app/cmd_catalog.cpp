@@ -65,6 +65,7 @@ json derived_json(const Accelerator& a) {
   add("memory.bandwidth_gb_s", a.memory_bytes_per_s);
   add("memory.sram_mb", a.sram_bytes);
   add("interconnect.scale_up", a.scale_up.bytes_per_s_per_direction);
+  add("interconnect.scale_out", a.scale_out.bytes_per_s_per_direction);
   add("interconnect.host", a.host.bytes_per_s_per_direction);
   add("power.tdp_w", a.power_w);
   return out;
@@ -118,6 +119,15 @@ json entry_json(const Accelerator& a) {
       {"memory_type", a.memory_type.empty() ? json(nullptr) : json(a.memory_type)},
       {"sram_bytes", j_opt(a.sram_bytes)},
       {"scale_up", link(a.scale_up)},
+      {"scale_up_domain",
+       {{"topology", a.domain.topology == catalog::Topology::unknown ? json(nullptr)
+                                                                     : json(std::string(to_string(a.domain.topology)))},
+        {"peers", j_opt(a.domain.peers)},
+        {"devices", j_opt(a.domain.devices)},
+        {"latency_s", j_opt(a.domain.latency_s)}}},
+      {"scale_out", link(a.scale_out)},
+      {"scale_out_latency_s", j_opt(a.scale_out_latency_s)},
+      {"devices_per_node", j_opt(a.devices_per_node)},
       {"host", link(a.host)},
       {"power_w", j_opt(a.power_w)},
       {"price", {{"list_usd", j_opt(a.price.list_usd)},
@@ -191,6 +201,20 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
     add(field, v, l.bytes_per_s_per_direction.source);
   };
   link("interconnect.scale_up", a.scale_up);
+  // How the part is deployed (docs/catalog.md#systems).
+  const catalog::ScaleUpDomain& d = a.domain;
+  add("interconnect.scale_up.topology", d.topology == catalog::Topology::unknown ? "unknown" : std::string(to_string(d.topology)));
+  if (d.topology == catalog::Topology::full_mesh || d.peers.known()) add_s("interconnect.scale_up.peers", d.peers, 1, "peer links");
+  add_s("interconnect.scale_up.domain", d.devices, 1, "devices");
+  // Without a catalog latency the model uses its own per-hop default.
+  auto latency = [&](std::string field, const Sourced& l) {
+    if (l.known()) add_s(std::move(field), l, 1e-6, "us per hop");
+    else add(std::move(field), "model default (docs/model.md#collectives)");
+  };
+  latency("interconnect.scale_up.latency", d.latency_s);
+  link("interconnect.scale_out", a.scale_out);
+  latency("interconnect.scale_out.latency", a.scale_out_latency_s);
+  add_s("interconnect.devices_per_node", a.devices_per_node, 1, "devices");
   link("interconnect.host", a.host);
   add_s("power.tdp", a.power_w, 1, "W");
   auto dated = [](const Sourced& s, const std::string& unit, const std::string& date, const std::string& provider) {

@@ -35,11 +35,7 @@ struct PredictOptions {
 
 
 // Time to train to the MLPerf quality target (predict --to-target).
-struct ToTarget {
-  int global_batch = 0;
-  double samples = 0, minutes = 0;
-  std::string how;
-};
+using ToTarget = model::TimeToTarget;
 
 // The error bands shipped with the binary (data/validation/error-bands.csv,
 // written by `rooftop validate ... --bands`).
@@ -125,6 +121,7 @@ json prediction_json(const model::Prediction& p, const std::optional<ToTarget>& 
   if (p.task == workload::Task::train) j["bubble_fraction"] = p.bubble_fraction;
   if (tt)
     j["time_to_train"] = {{"minutes", tt->minutes}, {"samples", tt->samples}, {"global_batch", tt->global_batch},
+                          {"train_s", tt->train_s}, {"evaluations", tt->evals}, {"eval_s", tt->eval_s},
                           {"how", tt->how}};
   return j;
 }
@@ -151,8 +148,10 @@ std::string text_output(const model::Prediction& p, const std::optional<ToTarget
   if (sure.throughput) t.rows.push_back({"range basis", sure.throughput->basis});
   if (sure.unvalidated) t.rows.push_back({"validation", "unvalidated: " + sure.note});
   if (tt)
-    t.rows.push_back({"time to MLPerf target", fmt::format("{:.4g} min ({} samples at global batch {}; {})", tt->minutes,
-                                                           si(tt->samples), tt->global_batch, tt->how)});
+    t.rows.push_back({"time to MLPerf target",
+                      fmt::format("{:.4g} min ({} samples at global batch {}, {} evaluations taking {}; {})", tt->minutes,
+                                  si(tt->samples), tt->global_batch, plain(tt->evals), human_seconds(tt->eval_s),
+                                  tt->how)});
   if (p.tpot_s > 0) {
     t.rows.push_back({"time to first token", human_seconds(p.ttft_s)});
     t.rows.push_back({"time per output token", human_seconds(p.tpot_s)});
@@ -262,14 +261,9 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   if (o.to_target) {
     Result<std::vector<model::ConvergencePoint>> rcps = load_rcps();
     if (!rcps) return report_error(rcps.error());
-    ToTarget t;
-    t.global_batch = p->plan.dp * p->plan.mb * p->plan.ga;
-    Result<model::SamplesToTarget> n = model::samples_to_target(*rcps, w->id, t.global_batch);
-    if (!n) return report_error({n.error().code, n.error().message, "--to-target"});
-    t.samples = n->samples;
-    t.minutes = n->samples / p->samples_per_s / 60;
-    t.how = n->how;
-    tt = t;
+    Result<model::TimeToTarget> t = model::time_to_target(*rcps, w->id, *p);
+    if (!t) return report_error({t.error().code, t.error().message, "--to-target"});
+    tt = *t;
   }
   Result<std::vector<model::ErrorBand>> bands = load_error_bands();
   if (!bands) return report_error(bands.error());

@@ -57,6 +57,7 @@ std::string objective_text(const Scenario& s, const std::string& unit) {
     case ObjectiveKind::latency:
       return "p99 latency <= " + human_seconds(s.p99_latency_s) + " at " + si(s.arrival_rate_per_s, "requests/s");
     case ObjectiveKind::train:
+      if (s.train_to_target) return "train to the MLPerf quality target within " + human_seconds(s.deadline_s);
       return "train on " + (s.train_tokens > 0 ? si(s.train_tokens, "tokens") : si(s.train_samples, "samples")) +
              " within " + human_seconds(s.deadline_s);
   }

@@ -74,6 +74,10 @@ struct Scenario {
   std::array<double, 3> network_rtt_s{};  // added to latency, by catalog::FormFactor
   double train_samples = 0;            // samples to train on (tokens / seq_len when given in tokens)
   double train_tokens = 0;             // as given (0 when given in samples)
+  // Training to the MLPerf Training quality target: the samples come from the
+  // reference convergence points at global_batch and the timed evaluations
+  // count (model::time_to_target).
+  bool train_to_target = false;
   double deadline_s = 0;
   double straggler_cv = 0.05;          // per-step time coefficient of variation of one worker
 

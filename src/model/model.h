@@ -126,6 +126,9 @@ struct Prediction {
   Memory memory;
   Plan plan;                     // the plan evaluated (searched or given)
   double bubble_fraction = 0;    // training: pipeline bubble / step compute
+  // Training: one micro-batch's forward pass on one pipeline stage, with the
+  // forward half of its communication (what an evaluation step costs).
+  double eval_stage_s = 0;
   Bound bound = Bound::compute;  // of the whole step
   std::vector<OpPrediction> per_op;
   Parallelism parallelism;
@@ -160,6 +163,7 @@ class Evaluator {
   struct Quick {
     bool fits = false;
     double latency_s = 0, throughput = 0, memory_bytes = 0;
+    double eval_stage_s = 0;   // training: Prediction::eval_stage_s
   };
   Quick quick(const Plan& plan) const;
   // Devices in one scale-up domain (0 when the catalog does not say).
@@ -185,6 +189,9 @@ double trainable_params(const workload::Workload& w);
 // Recommenders: embedding-table parameters, sharded over every device and
 // updated row-wise (no dense gradient, no data-parallel all-reduce); 0 otherwise.
 double table_params(const workload::Workload& w);
+// Mixture of experts: parameters of the expert FFNs (sharded by the
+// plan's ep); 0 for dense models.
+double expert_params(const workload::Workload& w);
 // Fraction of the saved activations one device keeps under the plan's
 // tensor/sequence parallelism and recompute (Korthikanti et al. 2022).
 double activation_fraction(const workload::Workload& w, const Plan& plan);

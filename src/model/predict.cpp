@@ -29,6 +29,10 @@ constexpr double kLlmTtftS = 2.0;         // MLPerf llama2-70b server bound
 constexpr double kLlmTpotS = 0.2;         // MLPerf llama2-70b server bound
 constexpr double kNearBest = 0.99;        // smallest batch / simplest plan within 1 % of the best throughput
 constexpr double kMaxBatch = 65536;
+// Gradients are synchronised in buckets of this size as the backward pass
+// produces them (PyTorch DistributedDataParallel's bucket_cap_mb default,
+// 25 MiB; Li et al., VLDB 2020): the last bucket cannot overlap.
+constexpr double kGradBucketBytes = 25.0 * 1024 * 1024;
 
 bool is_inference(Phase p) { return p == Phase::forward || p == Phase::prefill; }
 bool is_prefill(Phase p) { return p == Phase::prefill; }
@@ -74,6 +78,8 @@ struct Evaluator::Setup {
   double trainable = 0;              // training: parameters updated
   double boundary_elems = 0;         // activation per sample between layers (pipeline sends)
   double moe_layers = 0;             // MoE layers (expert all-to-all)
+  double expert_params = 0;          // MoE expert FFN parameters (sharded by ep)
+  double backward_second_kernels = 0;  // training: backward GEMMs/convs launched as two kernels, per sample pass
   double table_out_elems = 0;        // recommenders: pooled embedding outputs per sample (all-to-all)
   Result<detail::Fabric> fabric = make_error(Errc::internal, "no fabric");
 };
@@ -161,7 +167,7 @@ double tensor_payload_bytes(const Setup& s, double batch) {
 
 struct Outcome {
   double throughput = 0, samples_per_s = 0, latency_s = 0, ttft_s = 0, tpot_s = 0;
-  double grad_bytes = 0, bubble = 0;
+  double grad_bytes = 0, bubble = 0, eval_stage_s = 0;
   Communication comm;
   Sums sums;
 };
@@ -178,13 +184,19 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   // Per micro-batch on one stage: forward, backward, recompute.
   Sums fwd = eval_ops(s, plan, is_forward, b, k / pp, detail);
   Sums bwd = eval_ops(s, plan, is_backward, b, k / pp, detail);
+  // The backward pass of a GEMM or convolution with trainable weights is two
+  // kernels, the input gradient and the weight gradient (cuBLAS/cuDNN
+  // dgrad + wgrad): each pays the fixed per-kernel cost (docs/model.md#training).
+  const double second_launch_s = s.backward_second_kernels * s.e.op_overhead_s * k / pp;
+  bwd.time_s += second_launch_s, bwd.overhead_s += second_launch_s;
   const double opt_shard = double(plan.tp) * plan.pp * (plan.zero >= 1 ? plan.dp : 1);
   Sums opt = eval_ops(s, plan, is_optimizer, b * k, 1, detail, opt_shard);
   Sums re;
   if (plan.recompute == Recompute::full) re.add(fwd);
   if (plan.recompute == Recompute::selective) re.add(eval_selective(s, plan, b), k / pp);
   const double f_mb = fwd.time_s / k, b_mb = bwd.time_s / k, r_mb = re.time_s / k;   // one micro-batch, one stage
-  const double tp_mb = (tensor_comm_s(s, plan, is_forward, b) + tensor_comm_s(s, plan, is_backward, b)) / pp;
+  const double tp_fwd = tensor_comm_s(s, plan, is_forward, b) / pp;
+  const double tp_mb = tp_fwd + tensor_comm_s(s, plan, is_backward, b) / pp;
   // Pipeline: each micro-batch sends its boundary activation forward and its
   // gradient back (x vp with interleaved stages).
   const double boundary = s.boundary_elems * b * bpe / (plan.sp ? plan.tp : 1);
@@ -203,6 +215,10 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   if (s.table_out_elems > 0 && plan.devices() > 1)
     ep_mb += 2 * coll(detail::Collective::all_to_all, s.table_out_elems * b * bpe, plan.devices(), 1);
   const double stage_s = f_mb + b_mb + r_mb + tp_mb + pp_mb + ep_mb;
+  // An evaluation step is the forward half: the forward compute and the
+  // forward half of each kind of traffic (tensor all-reduces, the
+  // activation send, the dispatch/combine or embedding all-to-all).
+  o.eval_stage_s = f_mb + tp_fwd + pp_mb / 2 + ep_mb / 2;
   // 1F1B: k micro-batches plus (pp - 1) / vp stage slots of fill and drain.
   const double bubble_slots = (pp - 1) / vp;
   const double compute_s = (k + bubble_slots) * stage_s + opt.time_s;
@@ -210,23 +226,40 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   // Data parallel: gradients (trainable x bytes / (tp x pp)) are all-reduced
   // once per step (ZeRO-1/2: reduce-scatter + all-gather, the same volume;
   // ZeRO-3/FSDP: reduce-scatter, plus a parameter all-gather per micro-batch
-  // in forward and backward). The sync overlaps the backward pass of the
-  // last micro-batch; ZeRO-3's gathers overlap the step's compute.
-  o.grad_bytes = (s.trainable - table_params(*s.w)) * bpe / (double(plan.tp) * plan.pp);
-  const double param_bytes = s.w->params * bpe / (double(plan.tp) * plan.pp);
-  double sync_s = 0, gather_s = 0;
-  if (plan.dp > 1) {
+  // in forward and backward). Mixture of experts: the expert gradients
+  // (/ ep) sync only over the dp / ep replicas of each expert. The sync
+  // overlaps the backward pass of the last micro-batch, except its last
+  // bucket, whose gradients are ready only when the backward pass ends
+  // (docs/model.md#training); ZeRO-3's gathers overlap the step's compute.
+  const double model_shard = double(plan.tp) * plan.pp, ep = plan.ep;
+  const double experts = s.expert_params, trainable_experts = std::min(experts, s.trainable);
+  o.grad_bytes = (s.trainable - table_params(*s.w) - trainable_experts) * bpe / model_shard;
+  const double param_bytes = (s.w->params - experts) * bpe / model_shard;
+  const double expert_grad_bytes = trainable_experts * bpe / (model_shard * ep);
+  const double expert_param_bytes = experts * bpe / (model_shard * ep);
+  struct Sync {
+    double sync_s = 0, gather_s = 0;
+  };
+  auto sync_of = [&](double grads, double params, int n, int stride) {
     using detail::Collective;
-    if (plan.zero == 0) sync_s = coll(Collective::all_reduce, o.grad_bytes, plan.dp, dp_stride);
+    Sync y;
+    if (n <= 1) return y;
+    if (plan.zero == 0) y.sync_s = coll(Collective::all_reduce, grads, n, stride);
     else if (plan.zero <= 2)
-      sync_s = coll(Collective::reduce_scatter, o.grad_bytes, plan.dp, dp_stride) +
-               coll(Collective::all_gather, param_bytes, plan.dp, dp_stride);
+      y.sync_s = coll(Collective::reduce_scatter, grads, n, stride) + coll(Collective::all_gather, params, n, stride);
     else {
-      sync_s = coll(Collective::reduce_scatter, o.grad_bytes, plan.dp, dp_stride);
-      gather_s = 2 * k * coll(Collective::all_gather, param_bytes, plan.dp, dp_stride);
+      y.sync_s = coll(Collective::reduce_scatter, grads, n, stride);
+      y.gather_s = 2 * k * coll(Collective::all_gather, params, n, stride);
     }
-  }
-  const double exposed = std::max(0.0, sync_s - b_mb) + std::max(0.0, gather_s - k * (f_mb + b_mb + r_mb));
+    return y;
+  };
+  const Sync dense = sync_of(o.grad_bytes, param_bytes, plan.dp, dp_stride);
+  const Sync expert = sync_of(expert_grad_bytes, expert_param_bytes, plan.dp / plan.ep, dp_stride * plan.ep);
+  const double sync_s = dense.sync_s + expert.sync_s, gather_s = dense.gather_s + expert.gather_s;
+  const double last_bucket_s =
+      sync_of(std::min(o.grad_bytes, kGradBucketBytes), 0, plan.dp, dp_stride).sync_s;
+  const double exposed =
+      std::max({0.0, sync_s - b_mb, last_bucket_s}) + std::max(0.0, gather_s - k * (f_mb + b_mb + r_mb));
   o.sums = fwd;
   o.sums.add(bwd);
   o.sums.add(re);
@@ -403,6 +436,16 @@ Unexpected does_not_fit(const Setup& s, const Plan& plan, int count) {
   return make_error(Errc::invalid_input, msg, "--count");
 }
 
+// Expert-parallel degrees to try: the one given, else 1 for a dense model,
+// else every power of two dividing both dp and the experts.
+std::vector<int> expert_degrees(const workload::Workload& w, int dp, std::optional<int> given) {
+  if (given) return {*given};
+  std::vector<int> out{1};
+  for (int e = 2; w.experts > 0 && e <= std::min(dp, w.experts); e *= 2)
+    if (dp % e == 0 && w.experts % e == 0) out.push_back(e);
+  return out;
+}
+
 std::vector<int> powers_of_two_dividing(int n, int limit) {
   std::vector<int> out;
   for (int v = 1; v <= std::min(n, limit); v *= 2)
@@ -473,6 +516,11 @@ Result<Evaluator> Evaluator::make(const Request& req) {
     // one sequence of the training length), never from the inference phases.
     s->ops = workload::training_ops(w);
     s->trainable = trainable_params(w);
+    s->expert_params = expert_params(w);
+    for (const Operator& op : s->ops)
+      if (op.phase == Phase::backward && (op.kind == OpKind::matmul || op.kind == OpKind::conv) && op.weight_elems > 0 &&
+          !op.adapter_only)
+        s->backward_second_kernels += op.repeat;
     for (const Operator& op : s->ops) {
       if (op.phase != Phase::forward) continue;
       if (op.kind == OpKind::norm) s->boundary_elems = std::max(s->boundary_elems, op.out_elems);
@@ -509,6 +557,7 @@ Evaluator::Quick Evaluator::quick(const Plan& plan) const {
   q.fits = true;
   q.latency_s = o.latency_s;
   q.throughput = o.throughput;
+  q.eval_stage_s = o.eval_stage_s;
   return q;
 }
 int Evaluator::max_micro_batch(const Plan& plan) const { return static_cast<int>(max_batch(*s_, plan)); }
@@ -542,6 +591,7 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   out.ttft_s = o.ttft_s;
   out.tpot_s = o.tpot_s;
   out.bubble_fraction = o.bubble;
+  out.eval_stage_s = o.eval_stage_s;
   const Sums& sm = o.sums;
   double top = std::max({sm.compute_s, sm.memory_s, sm.overhead_s, sm.comm_s});
   out.bound = top == sm.compute_s ? Bound::compute
@@ -607,7 +657,10 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   if (s.req.count > plan.devices())
     say("idle_devices", std::to_string(s.req.count - plan.devices()), "count is not a multiple of the tensor-parallel degree");
   if (s.task == Task::train) {
-    say("optimizer", "Adam, mixed precision: weights + grads in " + std::string(to_string(s.p)) + ", fp32 master + m + v", "docs/model.md#memory");
+    const bool adagrad = w.optimizer == workload::Optimizer::adagrad;
+    say("optimizer", std::string(workload::to_string(w.optimizer)) + ", mixed precision: weights + grads in " +
+                         std::string(to_string(s.p)) + (adagrad ? ", fp32 master + accumulator" : ", fp32 master + m + v"),
+        "docs/model.md#memory");
     say("pipeline_schedule", plan.pp > 1 ? (plan.vp > 1 ? "interleaved 1F1B, bubble " : "1F1B, bubble ") + plain(out.bubble_fraction) : "none",
         "docs/model.md#pipeline (Narayanan et al. SC'21)");
     say("straggler_factor", plain(straggler_factor(plan.devices(), s.req.straggler_cv)), "docs/model.md#stragglers (Blom)");
@@ -722,41 +775,46 @@ Result<Prediction> predict(const Request& req) {
                                        : powers_of_two_dividing(count / tp, std::max(1, w.layers));
         for (int pp : pps) {
           if (count % (tp * pp) != 0) continue;
-          Plan p = base(tp, pp);
-          p.zero = zero;
-          p.recompute = rc;
-          if (zero > 0 && p.dp == 1 && !spec.zero) continue;  // nothing to shard over
-          if (!check_plan(s, p, count)) continue;
-          any_valid = true;
-          smallest_miss = p;
-          if (gb > 0) {
-            // The global batch fixes mb x ga per data-parallel rank.
-            if (gb % p.dp != 0) continue;
-            const int per_rank = gb / p.dp;
-            for (int mb = 1; mb <= per_rank; ++mb) {  // every divisor of the per-rank batch
-              if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
-              if (spec.ga && per_rank / mb != *spec.ga) continue;
-              p.mb = mb;
-              p.ga = per_rank / mb;
-              if (!plan_memory(s, p).fits) break;
+          const Plan dense = base(tp, pp);
+          // Mixture of experts: every expert-parallel degree dividing dp and the experts (1 first).
+          for (int ep : expert_degrees(w, dense.dp, spec.ep)) {
+            Plan p = dense;
+            p.ep = ep;
+            p.zero = zero;
+            p.recompute = rc;
+            if (zero > 0 && p.dp == 1 && !spec.zero) continue;  // nothing to shard over
+            if (!check_plan(s, p, count)) continue;
+            any_valid = true;
+            smallest_miss = p;
+            if (gb > 0) {
+              // The global batch fixes mb x ga per data-parallel rank.
+              if (gb % p.dp != 0) continue;
+              const int per_rank = gb / p.dp;
+              for (int mb = 1; mb <= per_rank; ++mb) {  // every divisor of the per-rank batch
+                if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
+                if (spec.ga && per_rank / mb != *spec.ga) continue;
+                p.mb = mb;
+                p.ga = per_rank / mb;
+                if (!plan_memory(s, p).fits) break;
+                found.push_back({p, outcome(s, p, nullptr).throughput});
+              }
+              continue;
+            }
+            if (spec.mb) {
+              if (!plan_memory(s, p).fits) continue;
+              found.push_back({p, outcome(s, p, nullptr).throughput});
+              continue;
+            }
+            const double limit = max_batch(s, p);
+            if (limit < 1) continue;
+            for (double b = 1; b <= limit; b *= 2) {
+              p.mb = static_cast<int>(b);
               found.push_back({p, outcome(s, p, nullptr).throughput});
             }
-            continue;
-          }
-          if (spec.mb) {
-            if (!plan_memory(s, p).fits) continue;
-            found.push_back({p, outcome(s, p, nullptr).throughput});
-            continue;
-          }
-          const double limit = max_batch(s, p);
-          if (limit < 1) continue;
-          for (double b = 1; b <= limit; b *= 2) {
-            p.mb = static_cast<int>(b);
-            found.push_back({p, outcome(s, p, nullptr).throughput});
-          }
-          if (p.mb < limit) {
-            p.mb = static_cast<int>(limit);
-            found.push_back({p, outcome(s, p, nullptr).throughput});
+            if (p.mb < limit) {
+              p.mb = static_cast<int>(limit);
+              found.push_back({p, outcome(s, p, nullptr).throughput});
+            }
           }
         }
       }

@@ -71,6 +71,8 @@ Result<Fabric> fabric_for(const catalog::Accelerator& a, const Efficiency& e) {
   f.up = *up;
   f.link_efficiency = e.link;
   f.up_latency_s = a.domain.latency_s.known() ? *a.domain.latency_s.value : e.link_latency_s;
+  if (a.domain.topology == catalog::Topology::torus_2d) f.torus_dims = 2;
+  if (a.domain.topology == catalog::Topology::torus_3d) f.torus_dims = 3;
   if (a.scale_up.bytes_per_s_per_direction.known()) f.domain = static_cast<int>(a.domain.devices.or_else(0));
   else f.domain = static_cast<int>(a.devices_per_node.or_else(0));  // PCIe-only parts: one server
   if (a.scale_out.bytes_per_s_per_direction.known() && *a.scale_out.bytes_per_s_per_direction.value > 0) {
@@ -88,21 +90,32 @@ int ranks_per_domain(int n, int stride, const Fabric& f) {
 }
 
 namespace {
+// Latency steps of one ring pass over n ranks: n - 1, or on a torus of
+// `dims` dimensions, one ring per dimension of k = ceil(n^(1/dims)) ranks
+// each, dims x (k - 1) (docs/model.md#collectives).
+double ring_steps(int n, int dims) {
+  const double flat = n - 1.0;
+  if (dims <= 1) return flat;
+  const double k = std::ceil(std::pow(double(n), 1.0 / dims) - 1e-9);
+  return std::min(flat, dims * (k - 1));
+}
+
 // One flat collective over n ranks at `bw` bytes/s per rank and `lat` per step.
-double flat_s(Collective c, double bytes, int n, double bw, double lat, bool tree_ok) {
+double flat_s(Collective c, double bytes, int n, double bw, double lat, bool tree_ok, int torus_dims = 0) {
   if (n <= 1 || bytes <= 0) return 0;
   const double frac = double(n - 1) / n;
+  const double steps = ring_steps(n, torus_dims);
   switch (c) {
     case Collective::all_reduce: {
       // Ring: 2 (n-1)/n S / B + 2 (n-1) alpha. NCCL switches to a (double
       // binary) tree when the latency term dominates: 2 log2(n) alpha.
-      double steps = 2.0 * (n - 1);
-      if (tree_ok) steps = std::min(steps, 2.0 * std::ceil(std::log2(n)));
-      return 2 * frac * bytes / bw + steps * lat;
+      double ar_steps = 2.0 * steps;
+      if (tree_ok) ar_steps = std::min(ar_steps, 2.0 * std::ceil(std::log2(n)));
+      return 2 * frac * bytes / bw + ar_steps * lat;
     }
     case Collective::reduce_scatter:
-    case Collective::all_gather: return frac * bytes / bw + (n - 1) * lat;
-    case Collective::all_to_all: return frac * bytes / bw + (n - 1) * lat;
+    case Collective::all_gather: return frac * bytes / bw + steps * lat;
+    case Collective::all_to_all: return frac * bytes / bw + (n - 1) * lat;  // every pair, no per-dimension rings
     case Collective::p2p: return bytes / bw + lat;
   }
   return 0;
@@ -113,7 +126,7 @@ double collective_s(Collective c, double bytes, int n, int stride, const Fabric&
   if (n <= 1 || bytes <= 0) return 0;
   const int local = ranks_per_domain(n, stride, f);
   const double up_bw = ring_bytes_per_s(f.up, local) * f.link_efficiency;
-  if (local >= n) return flat_s(c, bytes, n, up_bw, f.up_latency_s, false);
+  if (local >= n) return flat_s(c, bytes, n, up_bw, f.up_latency_s, false, f.torus_dims);
   // Across domains. Without a known scale-out network the scale-up figures
   // stand in (docs/model.md#collectives says so in the prediction's notes).
   const double out_bw = (f.out_bytes_per_s > 0 ? f.out_bytes_per_s : f.up.peak_bytes_per_s) * f.link_efficiency;

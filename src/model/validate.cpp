@@ -300,10 +300,11 @@ Result<double> predict_training(const MeasurementRow& r, const catalog::Accelera
   band.time_metric = unit == "minutes" || unit == "min";
   if (unit == "minutes" || unit == "min") {
     if (!req.global_batch) return make_error(Errc::invalid_input, "time to train needs the global batch (batch_size)");
-    Result<SamplesToTarget> n = samples_to_target(rcps, r.model_id, *req.global_batch);
-    if (!n) return make_error(n.error());
-    method += "; " + plain(n->samples) + " samples, " + n->how;
-    return n->samples / p->samples_per_s / 60;
+    Result<TimeToTarget> t = time_to_target(rcps, r.model_id, *p);
+    if (!t) return make_error(t.error());
+    method += "; " + plain(t->samples) + " samples, " + t->how + "; " + plain(t->evals) + " evaluations, " +
+              plain(t->eval_s) + " s";
+    return t->minutes;
   }
   if (unit == "tokens/s") {
     if (p->throughput_unit != "tokens/s") return make_error(Errc::unsupported, "'" + w->id + "' is not measured in tokens");

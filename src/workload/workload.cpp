@@ -38,6 +38,10 @@ std::string_view to_string(OpKind k) {
   return "other";
 }
 
+std::string_view to_string(Optimizer o) { return o == Optimizer::adagrad ? "Adagrad" : "Adam"; }
+double optimizer_states(Optimizer o) { return o == Optimizer::adagrad ? 1 : 2; }
+double optimizer_update_elems(Optimizer o) { return o == Optimizer::adagrad ? 5 : 7; }
+
 std::string_view to_string(Family f) {
   switch (f) {
     case Family::cnn: return "cnn";
@@ -150,6 +154,7 @@ std::vector<Operator> training_ops(const Workload& w) {
     out.push_back(std::move(b));
   }
   double trainable = trainable_params(fwd);
+  const double update = optimizer_update_elems(w.optimizer);
   // Recommenders shard their embedding tables and update only the rows a
   // step touched (sparse row-wise optimizers: HugeCTR, TorchRec), not the
   // whole table: a separate optimizer op reading the touched rows.
@@ -157,16 +162,18 @@ std::vector<Operator> training_ops(const Workload& w) {
     for (const Operator& op : fwd) {
       if (op.kind != OpKind::embedding || op.weight_elems_per_sample <= 0 || op.frozen || op.params <= 0) continue;
       Operator& o = detail::add_op(out, "optimizer.sparse_rows", OpKind::embedding, Phase::optimizer, 0,
-                                   7 * op.params * op.repeat, 0, 0, 1, 0);
-      o.weight_elems_per_sample = 7 * op.weight_elems_per_sample * op.repeat;
+                                   update * op.params * op.repeat, 0, 0, 1, 0);
+      o.weight_elems_per_sample = update * op.weight_elems_per_sample * op.repeat;
       trainable -= op.params * op.repeat;
     }
   }
   if (trainable > 0) {
-    // Adam: read parameter, gradient, m, v; write parameter, m, v. Its ~10
-    // FLOPs per parameter are per step, not per sample, so they are not
+    // Adam: read parameter, gradient, m, v; write parameter, m, v (Adagrad:
+    // parameter, gradient, accumulator; write parameter, accumulator). Its
+    // ~10 FLOPs per parameter are per step, not per sample, so they are not
     // counted (the update is memory-bound on every accelerator).
-    detail::add_op(out, "optimizer.adam", OpKind::elementwise, Phase::optimizer, 0, 7 * trainable, 0, 0, 1, 0);
+    detail::add_op(out, w.optimizer == Optimizer::adagrad ? "optimizer.adagrad" : "optimizer.adam", OpKind::elementwise,
+                   Phase::optimizer, 0, update * trainable, 0, 0, 1, 0);
   }
   return out;
 }

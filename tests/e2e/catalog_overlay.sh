@@ -20,7 +20,7 @@ grep -q "^compute.fp16  *bench  *700 TFLOP/s$" h100.out
 grep -q "^efficiency.compute  *bench  *1$" h100.out
 
 # Without the overlay the embedded figures are back.
-# (to a file first: grep -q quits at the match, and under pipefail the writer's SIGPIPE would fail the test)
+# (Through a file: grep -q exiting early would end rooftop with SIGPIPE under pipefail.)
 "$ROOFTOP" catalog show nvidia-h100-sxm5-80gb > embedded.out
 grep -q "^compute.fp16 .* 989 TFLOP/s$" embedded.out
 
