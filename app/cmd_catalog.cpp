@@ -59,6 +59,8 @@ json derived_json(const Accelerator& a) {
     if (!s.derived.empty()) out[field] = s.derived;
   };
   for (Precision p : kAllPrecisions) add("compute." + std::string(to_string(p)), a.peak(p));
+  add("compute.units", a.compute_units);
+  add("compute.dla_int8", a.dla_int8_ops);
   add("memory.capacity_gb", a.memory_bytes);
   add("memory.bandwidth_gb_s", a.memory_bytes_per_s);
   add("memory.sram_mb", a.sram_bytes);
@@ -105,6 +107,13 @@ json entry_json(const Accelerator& a) {
          for (Precision x : a.precisions()) p.push_back(std::string(to_string(x)));
          return p;
        }()},
+      {"gemm", {{"units", j_opt(a.compute_units)},
+                {"tile_m", j_opt(a.tile_m)},
+                {"tile_n", j_opt(a.tile_n)},
+                {"tile_k", j_opt(a.tile_k)},
+                {"tile_min", j_opt(a.tile_min)},
+                {"attention_fraction", j_opt(a.attention_fraction)},
+                {"dla_int8_ops", j_opt(a.dla_int8_ops)}}},
       {"memory_bytes", j_opt(a.memory_bytes)},
       {"memory_bytes_per_s", j_opt(a.memory_bytes_per_s)},
       {"memory_type", a.memory_type.empty() ? json(nullptr) : json(a.memory_type)},
@@ -170,6 +179,16 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
   add("launch_year", a.launch_year ? std::to_string(*a.launch_year) : "unknown", a.launch_year_source);
   for (Precision p : kAllPrecisions)
     add_s("compute." + std::string(to_string(p)), a.peak(p), 1e12, is_integer(p) ? "TOPS" : "TFLOP/s");
+  // How GEMMs run (docs/model.md#gemm-shape), when the entry says.
+  if (a.compute_units.known()) add_s("compute.units", a.compute_units, 1, "units");
+  if (a.tile_m.known() && a.tile_n.known()) {
+    std::string tile = plain(*a.tile_m.value) + " x " + plain(*a.tile_n.value);
+    if (a.tile_k.known()) tile += ", k step " + plain(*a.tile_k.value);
+    if (a.tile_min.known()) tile += ", down to " + plain(*a.tile_min.value);
+    add("compute.tile", tile, a.tile_m.source);
+  }
+  if (a.attention_fraction.known()) add_s("compute.attention", a.attention_fraction, 1, "of peak");
+  if (a.dla_int8_ops.known()) add_s("compute.dla_int8", a.dla_int8_ops, 1e12, "TOPS");
   add_s("memory.capacity", a.memory_bytes, kGiB, "GiB");
   add_s("memory.bandwidth", a.memory_bytes_per_s, 1e9, "GB/s");
   add("memory.type", a.memory_type.empty() ? "unknown" : a.memory_type);

@@ -75,14 +75,18 @@ void read_workload(YamlMap& m, Scenario& s) {
   if (auto task = m.choice("task", kTasks, true)) s.task = *workload::parse_task(*task);
   YAML::Node pn = m.node()["precisions"];
   for (const std::string& p : m.str_list("precisions", true)) {
-    std::optional<Precision> prec = parse_precision(p);
-    if (!prec) {
-      m.error(pn, "unknown precision '" + p + "' in precisions (fp64, fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)");
+    std::optional<PrecisionSpec> spec = parse_precision_spec(p);
+    if (!spec) {
+      m.error(pn, "unknown precision '" + p + "' in precisions (accepted: " + std::string(kPrecisionForms) + ")");
       continue;
     }
-    if (std::find(s.precisions.begin(), s.precisions.end(), *prec) == s.precisions.end()) s.precisions.push_back(*prec);
+    // Weights and KV formats ("w4a16", "fp8-kv") hold for every compute precision listed.
+    if (spec->weights && spec->weights != spec->compute) s.weight_precision = spec->weights;
+    if (spec->kv && spec->kv != spec->compute) s.kv_precision = spec->kv;
+    std::optional<Precision> prec = spec->compute;
+    if (prec && std::find(s.precisions.begin(), s.precisions.end(), *prec) == s.precisions.end()) s.precisions.push_back(*prec);
   }
-  if (m.has("precisions") && s.precisions.empty()) m.error(pn, "precisions must list at least one precision");
+  if (m.has("precisions") && s.precisions.empty()) m.error(pn, "precisions must list at least one compute precision");
   auto opt_int = [&](const char* key, std::optional<int>& out) {
     if (auto v = m.integer(key, false, 1, 1 << 20)) out = static_cast<int>(*v);
   };

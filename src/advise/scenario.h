@@ -59,7 +59,10 @@ struct Scenario {
   std::string model;        // zoo id, or a model file path (resolved against the scenario's folder)
   std::string model_line;   // "file:line" of workload.model, for messages
   workload::Task task = workload::Task::infer;
-  std::vector<Precision> precisions;   // allowed, in order of preference
+  std::vector<Precision> precisions;   // allowed, in order of preference (compute precision)
+  // Inference: weights and KV cache in their own formats ("w4a16", "fp8-kv"
+  // in precisions); empty: the compute precision (docs/model.md#precision).
+  std::optional<Precision> weight_precision, kv_precision;
   workload::BuildOptions shape;
   int global_batch = 0;                // training: samples per optimizer step
 

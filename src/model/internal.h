@@ -63,7 +63,7 @@ struct OpCost {
 // (the tensor-parallel degree). A `fused` op runs inside its producer's
 // kernel: it moves no bytes of its own and pays no launch overhead. Needs a
 // known peak at p and bandwidth.
-OpCost op_cost(const workload::Operator& op, double batch, Precision p, const catalog::Accelerator& a,
+OpCost op_cost(const workload::Operator& op, double batch, const PrecisionMix& p, const catalog::Accelerator& a,
                const Efficiency& e, double shard, bool fused = false);
 
 // Inference graph compilers (TensorRT, XLA, OpenVINO, MIGraphX, ...) fuse

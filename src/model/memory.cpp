@@ -75,8 +75,9 @@ double activation_fraction(const workload::Workload& w, const Plan& plan) {
   return shard;
 }
 
-Memory memory_footprint(const workload::Workload& w, workload::Task task, Precision p, const Plan& plan,
+Memory memory_footprint(const workload::Workload& w, workload::Task task, const PrecisionMix& mix, const Plan& plan,
                         const catalog::Accelerator* a) {
+  const Precision p = mix.compute;
   const double bpe = bytes_per_element(p);
   const double model_shard = double(plan.tp) * plan.pp;
   const double b = plan.mb;
@@ -111,9 +112,9 @@ Memory memory_footprint(const workload::Workload& w, workload::Task task, Precis
     // divided by at most the number of KV heads.
     const double t = plan.tp;
     const double kv_split = w.kv_heads > 0 ? std::min<double>(t, w.kv_heads) : t;
-    m.weights_bytes = w.params * bpe / model_shard;
+    m.weights_bytes = w.params * bytes_per_element(mix.weights) / model_shard;
     const double context = static_cast<double>(w.input_tokens) + w.output_tokens;
-    m.kv_cache_bytes = w.kv_elems_per_token * context * b * kv_bytes_per_elem(p) / kv_split / plan.pp;
+    m.kv_cache_bytes = w.kv_elems_per_token * context * b * kv_bytes_per_elem(mix.kv) / kv_split / plan.pp;
     m.activations_bytes = w.activation_elems_per_sample * b * bpe / t;
   }
   m.required_bytes = m.weights_bytes + m.kv_cache_bytes + m.activations_bytes + m.gradients_bytes + m.optimizer_bytes;

@@ -49,7 +49,9 @@ struct Request {
   const workload::Workload* workload = nullptr;
   int count = 1;                           // devices
   workload::Task task = workload::Task::infer;
-  std::optional<Precision> precision;      // default: the fastest supported one suited to the task
+  std::optional<Precision> precision;      // compute (activations); default: the fastest supported one suited to the task
+  std::optional<Precision> weight_precision;  // stored weights (w4a16: int4); default: the compute precision
+  std::optional<Precision> kv_precision;      // KV cache (fp8-kv); default: the compute precision
   std::optional<int> batch;                // per-device batch (micro-batch when training); default: see Scenario
   Scenario scenario = Scenario::offline;
   int grad_accumulation = 1;               // training: micro-batches per optimizer step (plan.ga wins)
@@ -112,7 +114,8 @@ struct Prediction {
   std::string model;
   int count = 1;
   workload::Task task = workload::Task::infer;
-  Precision precision = Precision::fp16;
+  Precision precision = Precision::fp16;   // compute (activations)
+  PrecisionMix precisions;       // compute, weights and KV cache
   int batch = 1;                 // per device
   double throughput = 0;         // all devices together
   std::string throughput_unit;   // "samples/s" or "tokens/s"
@@ -179,7 +182,7 @@ class Evaluator {
 
 // Memory per device of `w` under `plan` (batch = plan.mb); capacity and fit
 // from `a` when given. The one memory formula (docs/model.md#memory).
-Memory memory_footprint(const workload::Workload& w, workload::Task task, Precision p, const Plan& plan,
+Memory memory_footprint(const workload::Workload& w, workload::Task task, const PrecisionMix& p, const Plan& plan,
                         const catalog::Accelerator* a);
 // Parameters that training updates (frozen operators excluded).
 double trainable_params(const workload::Workload& w);

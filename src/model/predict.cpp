@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/text.h"
+#include "model/efficiency.h"
 #include "model/internal.h"
 
 namespace rooftop::model {
@@ -66,7 +67,9 @@ struct Evaluator::Setup {
   const catalog::Accelerator* a = nullptr;
   const workload::Workload* w = nullptr;
   Request req;
-  Precision p = Precision::fp16;
+  Precision p = Precision::fp16;     // compute precision (mix.compute)
+  PrecisionMix mix;                  // compute, weights, KV cache
+  catalog::Accelerator gpu_only;     // `a` without its DLAs, when the workload cannot use them
   Task task = Task::infer;
   Efficiency e;
   bool llm = false;
@@ -103,7 +106,7 @@ Sums eval_ops(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), double 
     // The dense optimizer is sharded like the weights; a sparse row-wise one
     // (recommender tables) updates the rows this rank's samples touched.
     if (op.phase == Phase::optimizer) shard = op.kind == OpKind::embedding ? 1 : extra_shard;
-    detail::OpCost c = detail::op_cost(op, batch, s.p, *s.a, s.e, shard, fused);
+    detail::OpCost c = detail::op_cost(op, batch, s.mix, *s.a, s.e, shard, fused);
     double t = c.time_s * scale;
     out.time_s += t;
     (c.bound == Bound::compute ? out.compute_s : c.bound == Bound::memory ? out.memory_s : out.overhead_s) += t;
@@ -129,7 +132,7 @@ Sums eval_selective(const Setup& s, const Plan& plan, double batch) {
   Sums out;
   for (const Operator& op : s.ops) {
     if (!is_attention_forward(op.phase) || (op.kind != OpKind::attention && op.kind != OpKind::softmax)) continue;
-    detail::OpCost c = detail::op_cost(op, batch, s.p, *s.a, s.e, plan.tp, false);
+    detail::OpCost c = detail::op_cost(op, batch, s.mix, *s.a, s.e, plan.tp, false);
     out.time_s += c.time_s;
     (c.bound == Bound::compute ? out.compute_s : c.bound == Bound::memory ? out.memory_s : out.overhead_s) += c.time_s;
   }
@@ -321,7 +324,7 @@ Outcome outcome(const Setup& s, const Plan& plan, std::vector<OpPrediction>* det
   return s.task == Task::train ? train_step(s, plan, detail) : infer_pass(s, plan, detail);
 }
 
-Memory plan_memory(const Setup& s, const Plan& plan) { return memory_footprint(*s.w, s.task, s.p, plan, s.a); }
+Memory plan_memory(const Setup& s, const Plan& plan) { return memory_footprint(*s.w, s.task, s.mix, plan, s.a); }
 
 // Largest micro-batch / batch per device the memory allows under `plan` (0: not even one).
 double max_batch(const Setup& s, Plan plan) {
@@ -481,6 +484,9 @@ Result<Evaluator> Evaluator::make(const Request& req) {
   const workload::Workload& w = *req.workload;
   if (req.precision) {
     s->p = *req.precision;
+  } else if (req.weight_precision && is_integer(*req.weight_precision) && (a.supports(Precision::fp16) || a.supports(Precision::bf16))) {
+    // Weight-only quantization ("int4 weights", w4) keeps 16-bit activations.
+    s->p = a.supports(Precision::fp16) ? Precision::fp16 : Precision::bf16;
   } else {
     Result<Precision> p = default_precision(a, req.task);
     if (!p) return make_error(p.error());
@@ -490,6 +496,19 @@ Result<Evaluator> Evaluator::make(const Request& req) {
   if (s->task == Task::train && (is_integer(s->p) || s->p == Precision::fp4)) {
     return make_error(Errc::unsupported, "training in " + std::string(to_string(s->p)) +
                                              " is not modelled; use bf16, fp16, fp8 or fp32", "--precision");
+  }
+  s->mix = s->p;
+  s->mix.weights = req.weight_precision.value_or(s->p);
+  s->mix.kv = req.kv_precision.value_or(s->p);
+  if (s->task == Task::train && !s->mix.uniform())
+    return make_error(Errc::unsupported, "training with " + to_string(s->mix) + " is not modelled; give one precision",
+                      "--precision");
+  // Deep-learning accelerators beside the GPU (Jetson DLAs) run CNN layers
+  // only: other workloads get the GPU's own int8 peak (docs/model.md#precision).
+  if (s->p == Precision::int8 && a.dla_int8_ops.known() && w.family != workload::Family::cnn) {
+    s->gpu_only = a;
+    s->gpu_only.peak_flop_per_s[static_cast<std::size_t>(Precision::int8)].value = workload_peak(a, s->p, w.family);
+    s->a = &s->gpu_only;
   }
   s->e = efficiency_for(a);
   if (s->task == Task::train) {
@@ -557,6 +576,7 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   out.count = s.req.count;
   out.task = s.task;
   out.precision = s.p;
+  out.precisions = s.mix;
   out.batch = plan.mb;
   out.plan = plan;
   out.parallelism = {plan.dp, plan.tp, plan.pp, plan.ep};
@@ -612,6 +632,11 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   say("usable_memory_fraction", plain(kUsableMemoryFraction), "docs/model.md#memory (vLLM gpu_memory_utilization default)");
   say("plan", to_string(plan), "docs/model.md#plans");
   if (!s.req.precision) say("precision", std::string(to_string(s.p)), "docs/model.md#precision (default for the task)");
+  if (!s.mix.uniform()) say("precisions", to_string(s.mix), "docs/model.md#precision (compute peak at the activation precision)");
+  if (s.a == &s.gpu_only)
+    say("dla", "not used: the " + plain(*a.dla_int8_ops.value / 1e12) + " int8 TOPS of the DLAs run CNN layers only",
+        "docs/model.md#precision; " + a.id + " catalog entry (compute.dla_int8)");
+  for (Assumption& x : op_efficiency_assumptions(a)) out.assumptions.push_back(std::move(x));
   if (s.req.scenario == Scenario::server && s.task == Task::infer) {
     say("latency_target_s", s.llm ? "tpot " + plain(s.req.latency_target_s.value_or(kLlmTpotS)) + ", ttft " + plain(kLlmTtftS)
                                   : plain(s.req.latency_target_s.value_or(kServerLatencyS)),

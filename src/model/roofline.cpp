@@ -7,22 +7,25 @@
 #include <string>
 
 #include "core/text.h"
+#include "model/efficiency.h"
 #include "model/internal.h"
 
 namespace rooftop::model {
 
 namespace detail {
 
-OpCost op_cost(const workload::Operator& op, double batch, Precision p, const catalog::Accelerator& a,
+OpCost op_cost(const workload::Operator& op, double batch, const PrecisionMix& p, const catalog::Accelerator& a,
                const Efficiency& e, double shard, bool fused) {
-  const double peak = a.peak(p).or_else(0);
+  const double peak = a.peak(p.compute).or_else(0);
   const double bw = a.memory_bytes_per_s.or_else(0);
   ROOFTOP_ASSERT(peak > 0 && bw > 0 && e.compute > 0 && e.memory > 0 && shard >= 1);
+  // Per-operator efficiency: GEMM shape, fused attention, gathers (efficiency.h).
+  const OpEfficiency oe = op_efficiency(op, batch, shard, p.compute, a, e);
   OpCost c;
   c.flops = workload::op_flops(op, batch) * op.repeat / shard;
-  c.bytes = fused ? 0 : workload::op_bytes(op, batch, p) * op.repeat / shard;
-  c.compute_s = c.flops / (peak * e.compute);
-  c.memory_s = c.bytes / (bw * e.memory);
+  c.bytes = fused ? 0 : workload::op_bytes(op, batch, p.weights, p.compute, p.kv) * op.repeat / shard;
+  c.compute_s = c.flops / (peak * oe.compute);
+  c.memory_s = c.bytes / (bw * oe.memory);
   c.overhead_s = fused ? 0 : op.repeat * e.op_overhead_s;
   const double roof_s = std::max(c.compute_s, c.memory_s);
   c.time_s = roof_s + c.overhead_s;

@@ -70,12 +70,16 @@ std::optional<OpKind> parse_op_kind(std::string_view s) {
 
 // Optimizer operators move fp32 state (master weights, Adam moments,
 // gradients accumulated in fp32) whatever the compute precision.
-double op_bytes(const Operator& op, double batch, Precision p) {
+double op_bytes(const Operator& op, double batch, Precision p) { return op_bytes(op, batch, p, p, p); }
+
+double op_bytes(const Operator& op, double batch, Precision weights_p, Precision activations, Precision kv) {
   double weights = op.weight_elems;
   if (op.weight_elems_per_sample > 0) weights = std::min(op.weight_elems, batch * op.weight_elems_per_sample);
-  double elems = weights + batch * (op.in_elems + op.out_elems);
-  double bpe = op.phase == Phase::optimizer ? 4.0 : bytes_per_element(p);
-  return elems * bpe;
+  if (op.phase == Phase::optimizer) return (weights + batch * (op.in_elems + op.out_elems)) * 4.0;
+  const bool reads_cache = op.phase == Phase::decode && op.kind == OpKind::attention;
+  // The KV cache is stored in at least one byte per element (docs/model.md#memory).
+  const double in_bpe = reads_cache ? std::max(1.0, bytes_per_element(kv)) : bytes_per_element(activations);
+  return weights * bytes_per_element(weights_p) + batch * (op.in_elems * in_bpe + op.out_elems * bytes_per_element(activations));
 }
 
 Totals totals(const std::vector<Operator>& ops, double batch, Precision p) {

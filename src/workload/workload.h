@@ -81,6 +81,9 @@ struct Operator {
 
 // Bytes one instance moves at `batch` samples and precision `p`.
 double op_bytes(const Operator& op, double batch, Precision p);
+// The same with weights, activations and the KV cache each in its own
+// format (decode attention reads the cache: its inputs are in `kv`).
+double op_bytes(const Operator& op, double batch, Precision weights, Precision activations, Precision kv);
 // FLOPs of one instance at `batch` samples.
 inline double op_flops(const Operator& op, double batch) { return op.flops * batch; }
 
