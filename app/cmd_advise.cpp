@@ -99,6 +99,16 @@ json candidate_json(const advise::Scenario& sc, const advise::Candidate& c, std:
       {"notes", c.notes},
       {"caveats", caveats_json(*c.accelerator)},
   };
+  if (c.sure) {
+    // As `predict --json` carries them (docs/model.md#ranges).
+    auto band = [](const std::optional<model::Range>& r) {
+      return r ? json{{"low", r->low}, {"high", r->high}, {"basis", r->basis}} : json(nullptr);
+    };
+    j["throughput"]["range"] = band(c.sure->throughput);
+    j["latency_range_s"] = band(c.sure->latency_s);
+    j["unvalidated"] = c.sure->unvalidated;
+    j["validation"] = c.sure->note.empty() ? json(nullptr) : json(c.sure->note);
+  }
   if (c.train) {
     const advise::TrainPlan& t = *c.train;
     j["train"] = {{"data", t.data},
@@ -215,7 +225,9 @@ int run_advise(const AdviseOptions& o, const GlobalOptions& global) {
     rcps = std::move(*r);
   }
   // 2. Advise.
-  Result<advise::Advice> a = advise::advise(*s, *cat, *w, rcps);
+  Result<std::vector<model::ErrorBand>> bands = load_error_bands();
+  if (!bands) return report_error(bands.error());
+  Result<advise::Advice> a = advise::advise(*s, *cat, *w, rcps, *bands);
   if (!a) return report_error(a.error());
   // 3. Output, then the verdict.
   if (o.json) std::printf("%s\n", advice_json(*s, *a, o.top).dump(2).c_str());

@@ -37,14 +37,6 @@ struct PredictOptions {
 // Time to train to the MLPerf quality target (predict --to-target).
 using ToTarget = model::TimeToTarget;
 
-// The error bands shipped with the binary (data/validation/error-bands.csv,
-// written by `rooftop validate ... --bands`).
-Result<std::vector<model::ErrorBand>> load_error_bands() {
-  for (const EmbeddedFile& f : embedded_files_under("validation/error-bands.csv"))
-    return model::parse_error_bands(f.content, "embedded:" + std::string(f.path));
-  return make_error(Errc::internal, "data/validation/error-bands.csv is not embedded");
-}
-
 json range_json(const std::optional<model::Range>& r) {
   if (!r) return nullptr;
   return {{"low", r->low}, {"high", r->high}, {"basis", r->basis}};

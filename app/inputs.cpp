@@ -55,4 +55,10 @@ Result<std::vector<model::ConvergencePoint>> load_rcps() {
   return make_error(Errc::internal, "data/mlperf/rcp.csv is not embedded");
 }
 
+Result<std::vector<model::ErrorBand>> load_error_bands() {
+  for (const EmbeddedFile& f : embedded_files_under("validation/error-bands.csv"))
+    return model::parse_error_bands(f.content, "embedded:" + std::string(f.path));
+  return make_error(Errc::internal, "data/validation/error-bands.csv is not embedded");
+}
+
 }  // namespace rooftop::app

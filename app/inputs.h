@@ -8,6 +8,7 @@
 #include "catalog/catalog.h"
 #include "command.h"
 #include "model/convergence.h"
+#include "model/ranges.h"
 #include "onnx/onnx.h"
 #include "workload/workload.h"
 
@@ -33,5 +34,9 @@ Result<workload::Workload> load_workload(const std::string& ref, const WorkloadI
 
 // MLCommons' reference convergence points, embedded from data/mlperf/rcp.csv.
 Result<std::vector<model::ConvergencePoint>> load_rcps();
+
+// The model's error bands shipped with the binary (data/validation/error-bands.csv,
+// written by `rooftop validate ... --bands`): the ranges predictions carry.
+Result<std::vector<model::ErrorBand>> load_error_bands();
 
 }  // namespace rooftop::app

@@ -202,7 +202,7 @@ void attach_roofline(const Scenario& s, const workload::Workload& w, const std::
 }  // namespace
 
 Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const workload::Workload& w,
-                      const std::vector<model::ConvergencePoint>& rcps) {
+                      const std::vector<model::ConvergencePoint>& rcps, const std::vector<model::ErrorBand>& bands) {
   if (w.ops.empty()) return make_error(Errc::invalid_input, "the model has no operators to cost", s.model_line);
   Advice out;
   auto priced = std::make_shared<catalog::Catalog>(cat);
@@ -289,6 +289,14 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
     out.baseline = std::move(*sz.candidate);
   }
 
+  if (!bands.empty()) {
+    auto sure = [&](Candidate& c) {
+      c.sure = model::sureness(bands, workload::to_string(s.task), workload::to_string(w.family), c.accelerator->vendor,
+                               to_string(c.precision), c.throughput, c.latency_s);
+    };
+    for (Candidate& c : out.candidates) sure(c);
+    if (out.baseline) sure(*out.baseline);
+  }
   score_and_rank(s, out);
   std::sort(out.rejected.begin(), out.rejected.end(),
             [](const Rejection& x, const Rejection& y) { return x.accelerator < y.accelerator; });

@@ -23,6 +23,7 @@
 #include "catalog/catalog.h"
 #include "core/result.h"
 #include "model/convergence.h"
+#include "model/ranges.h"
 #include "report/report.h"
 #include "workload/workload.h"
 
@@ -106,6 +107,10 @@ struct Candidate {
   std::vector<OpPoint> ops;         // the heaviest operators, for the roofline
   std::vector<std::string> explanation;  // criterion by criterion
   std::vector<std::string> notes;        // unknowns and assumptions specific to this part
+  // How sure the figures are: the model's measured error on published rows
+  // of this task, workload family and vendor (empty when advise ran without
+  // error bands).
+  std::optional<model::Sureness> sure;
 };
 
 struct Rejection {
@@ -140,8 +145,11 @@ struct Advice {
 // operators), or the baseline names an unknown accelerator. An empty feasible
 // set is not an error here: see nothing_feasible().
 // `rcps`: MLCommons' reference convergence points, for a train_to_target objective.
+// `bands`: the model's error bands (docs/model.md#ranges); each candidate's
+// `sure` comes from them.
 Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const workload::Workload& w,
-                      const std::vector<model::ConvergencePoint>& rcps = {});
+                      const std::vector<model::ConvergencePoint>& rcps = {},
+                      const std::vector<model::ErrorBand>& bands = {});
 
 // When no candidate is feasible: "nothing meets 20 ms p99; closest:
 // X at 27 ms, ..." naming up to three closest misses; empty otherwise.

@@ -45,6 +45,34 @@ std::string headline(const Scenario& s, const Candidate& c) {
   return "";
 }
 
+// "(likely 2.5-3.5 ktokens/s)" after the objective's figure when the model's
+// measured error on published rows like this one is large (over 15 % either
+// way), "(unvalidated: ...)" when no published row checks it; else nothing.
+std::string likely(const Scenario& s, const Candidate& c) {
+  if (!c.sure) return "";
+  const model::Sureness& u = *c.sure;
+  if (!u.throughput || c.throughput <= 0) return u.unvalidated ? " (unvalidated: " + u.note + ")" : "";
+  const double lo = u.throughput->low / c.throughput, hi = u.throughput->high / c.throughput;
+  if (lo >= 0.85 && hi <= 1.15 && !u.unvalidated) return "";
+  auto span = [](const std::string& a, const std::string& b) { return a == b ? a : a + " to " + b; };
+  std::string r;
+  switch (s.objective) {
+    case ObjectiveKind::throughput:
+      r = span(si(u.throughput->low, c.throughput_unit), si(u.throughput->high, c.throughput_unit));
+      break;
+    case ObjectiveKind::latency:
+      r = u.latency_s ? "p99 " + span(human_seconds(u.latency_s->low), human_seconds(u.latency_s->high)) : "";
+      break;
+    case ObjectiveKind::train: {
+      const double t = c.train ? c.train->time_to_train_s : c.latency_s;
+      r = span(human_seconds(t / hi), human_seconds(t / lo)) + " to train";
+      break;
+    }
+  }
+  if (r.empty()) return "";
+  return " (likely " + r + (u.unvalidated ? "; unvalidated at this precision" : "") + ")";
+}
+
 std::string horizon(double y) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g year%s", y, y == 1 ? "" : "s");
@@ -164,7 +192,7 @@ std::string answer_line(const Scenario& s, const Advice& a) {
   if (a.candidates.empty()) return "No recommendation: " + nothing_feasible(s, a) + ".";
   const Candidate& best = a.candidates.front();
   std::string line = std::string(s.deployment == Deployment::cloud ? "Rent " : "Buy ") + setup(best) + " (" +
-                     std::string(to_string(best.precision)) + "): " + headline(s, best) + ", " +
+                     std::string(to_string(best.precision)) + "): " + headline(s, best) + likely(s, best) + ", " +
                      (best.priced ? usd(*best.cost.tco_usd) + " over " + horizon(s.horizon_years)
                                   : "cost unknown (" + missing_cost(s, *best.accelerator) + ")");
   if (a.candidates.size() > 1) {
