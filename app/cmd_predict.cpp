@@ -13,6 +13,8 @@
 #include "core/text.h"
 #include "inputs.h"
 #include "model/model.h"
+#include "model/serve_sim.h"
+#include "core/yaml.h"
 #include "report/report.h"
 
 namespace rooftop::app {
@@ -21,7 +23,10 @@ namespace {
 using nlohmann::json;
 
 struct PredictOptions {
-  std::string model, accelerator, task = "infer", precision, scenario = "offline", latency_target, plan;
+  std::string model, accelerator, task = "infer", precision, scenario = "offline", latency_target, plan, trace;
+  std::optional<double> rate;
+  double chunk_tokens = 2048;
+  bool scenario_given = false;
   int count = 1;
   std::optional<int> batch, input_tokens, output_tokens, seq, global_batch;
   bool to_target = false;
@@ -107,6 +112,72 @@ json prediction_json(const model::Prediction& p, const std::optional<ToTarget>& 
   return j;
 }
 
+json stats_json(const model::ServeStats& s) {
+  auto pct = [](const model::Percentiles& p) { return json{{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}}; };
+  return {{"requests", s.requests},         {"duration_s", s.duration_s},
+          {"tokens_per_s", s.tokens_per_s}, {"requests_per_s", s.requests_per_s},
+          {"ttft_s", pct(s.ttft_s)},        {"itl_s", pct(s.itl_s)},
+          {"tpot_s", pct(s.tpot_s)},        {"tpot_with_first_s", pct(s.tpot_with_first_s)},
+          {"latency_s", pct(s.latency_s)},  {"iterations", s.iterations},
+          {"preemptions", s.preemptions}};
+}
+
+json serving_json(const model::ServePrediction& v) {
+  const model::ServeBounds& b = v.bounds;
+  json j = {{"plan", model::to_string(v.plan)},
+            {"max_sequences", v.scheduler.max_seqs},
+            {"kv_blocks", v.scheduler.kv_blocks},
+            {"block_tokens", v.scheduler.block_tokens},
+            {"chunk_tokens", v.scheduler.chunk_tokens},
+            {"bounds", {{"ttft_p99_s", b.ttft_s > 0 ? json(b.ttft_s) : json(nullptr)},
+                        {"tpot_p99_s", b.tpot_s > 0 ? json(b.tpot_s) : json(nullptr)},
+                        {"latency_p99_s", b.latency_s > 0 ? json(b.latency_s) : json(nullptr)},
+                        {"source", b.source}}},
+            {"max_rate_per_s", v.max_rate_per_s},
+            {"max_tokens_per_s", v.max_tokens_per_s},
+            {"at_max_rate", stats_json(v.at_max)}};
+  if (v.at_rate.requests > 0) {
+    j["rate_per_s"] = v.rate_per_s ? json(*v.rate_per_s) : json(nullptr);
+    j["at_rate"] = stats_json(v.at_rate);
+  }
+  return j;
+}
+
+std::string serving_text(const model::ServePrediction& v) {
+  auto pct = [](const model::Percentiles& p) {
+    return fmt::format("{} / {} / {}", human_seconds(p.p50), human_seconds(p.p90), human_seconds(p.p99));
+  };
+  auto rows = [&](report::Table& t, const model::ServeStats& s) {
+    t.rows.push_back({"  TTFT p50 / p90 / p99", pct(s.ttft_s)});
+    t.rows.push_back({"  inter-token latency", pct(s.itl_s)});
+    t.rows.push_back({"  TPOT (after the first token)", pct(s.tpot_s)});
+    t.rows.push_back({"  TPOT (with the first token)", pct(s.tpot_with_first_s)});
+    t.rows.push_back({"  request latency", pct(s.latency_s)});
+    t.rows.push_back({"  simulated", fmt::format("{} requests, {} iterations, {} preemptions over {}", s.requests,
+                                                 s.iterations, s.preemptions, human_seconds(s.duration_s))});
+  };
+  const model::ServeBounds& b = v.bounds;
+  std::string bounds;
+  if (b.ttft_s > 0) bounds += "TTFT p99 <= " + human_seconds(b.ttft_s);
+  if (b.tpot_s > 0) bounds += (bounds.empty() ? "" : ", ") + std::string("TPOT p99 <= ") + human_seconds(b.tpot_s);
+  if (b.latency_s > 0) bounds += (bounds.empty() ? "" : ", ") + std::string("latency p99 <= ") + human_seconds(b.latency_s);
+  report::Table t;
+  t.headers = {"server simulation", "value"};
+  t.rows.push_back({"scheduler", fmt::format("continuous batching, up to {} sequences per replica, {} KV blocks of {} tokens, {}",
+                                             v.scheduler.max_seqs, plain(v.scheduler.kv_blocks), v.scheduler.block_tokens,
+                                             v.scheduler.chunk_tokens > 0 ? fmt::format("prefill chunks of {} tokens", plain(v.scheduler.chunk_tokens))
+                                                                          : std::string("whole prompts"))});
+  if (v.at_rate.requests > 0) {
+    t.rows.push_back({v.rate_per_s ? fmt::format("at {} requests/s", plain(*v.rate_per_s)) : std::string("at the trace's arrivals"),
+                      si(v.at_rate.tokens_per_s, "tokens/s")});
+    rows(t, v.at_rate);
+  }
+  t.rows.push_back({"highest rate within bounds", fmt::format("{} requests/s = {} ({}; {})", plain(v.max_rate_per_s),
+                                                              si(v.max_tokens_per_s, "tokens/s"), bounds, b.source)});
+  if (v.at_max.requests > 0) rows(t, v.at_max);
+  return "\n" + t.render_text();
+}
+
 std::string text_output(const model::Prediction& p, const std::optional<ToTarget>& tt, int top) {
   std::string split = fmt::format("data {} x tensor {}", p.parallelism.data, p.parallelism.tensor);
   if (p.parallelism.pipeline > 1) split += fmt::format(" x pipeline {}", p.parallelism.pipeline);
@@ -178,9 +249,24 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   }
   std::optional<workload::Task> task = workload::parse_task(o.task);
   if (!task) return report_error({Errc::invalid_input, "unknown task '" + o.task + "' (infer or train)", "--task"});
-  std::optional<model::Scenario> scenario = model::parse_scenario(o.scenario);
+  const bool simulate = o.rate || !o.trace.empty();
+  std::optional<model::Scenario> scenario = model::parse_scenario(simulate && !o.scenario_given ? "server" : o.scenario);
   if (!scenario)
     return report_error({Errc::invalid_input, "unknown scenario '" + o.scenario + "' (offline, server, single-stream)", "--scenario"});
+  if (simulate && *scenario != model::Scenario::server)
+    return report_error({Errc::invalid_input, "--rate and --trace simulate the server scenario, not '" + o.scenario + "'", "--scenario"});
+  model::ServeOptions serve;
+  serve.rate_per_s = o.rate;
+  serve.chunk_tokens = o.chunk_tokens;
+  if (o.rate && !(*o.rate > 0)) return report_error({Errc::invalid_input, "must be a positive number of requests per second", "--rate"});
+  if (o.chunk_tokens < 0) return report_error({Errc::invalid_input, "must not be negative", "--chunk-tokens"});
+  if (!o.trace.empty()) {
+    Result<std::string> text = read_file(o.trace);
+    if (!text) return report_error({Errc::invalid_input, text.error().message, "--trace " + o.trace});
+    Result<std::vector<model::ServeRequest>> trace = model::parse_serve_trace(*text, o.trace, &serve.trace_has_arrivals);
+    if (!trace) return report_error(trace.error());
+    serve.trace = std::move(*trace);
+  }
   model::Request req;
   req.accelerator = *acc;
   req.count = o.count;
@@ -235,7 +321,23 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
     t.how = n->how;
     tt = t;
   }
-  std::string text = o.json ? prediction_json(*p, tt).dump(2) + "\n" : text_output(*p, tt, o.top);
+  // The Server scenario of an LLM is simulated (docs/model.md#serving).
+  std::optional<model::ServePrediction> served;
+  const bool llm = std::any_of(w->ops.begin(), w->ops.end(), [](const workload::Operator& op) { return op.phase == workload::Phase::decode; });
+  if (req.task == workload::Task::infer && *scenario == model::Scenario::server && (llm || simulate)) {
+    Result<model::ServePrediction> v = model::simulate_server(req, serve);
+    if (!v) return report_error(v.error());
+    served = std::move(*v);
+  }
+  std::string text;
+  if (o.json) {
+    json j = prediction_json(*p, tt);
+    if (served) j["serving"] = serving_json(*served);
+    text = j.dump(2) + "\n";
+  } else {
+    text = text_output(*p, tt, o.top);
+    if (served) text += serving_text(*served);
+  }
   std::fputs(text.c_str(), stdout);
   return kExitOk;
 }
@@ -264,6 +366,12 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--seq", o->seq, "Sequence length (encoders, LLM training)");
   sub->add_option("--scenario", o->scenario, "offline, server or single-stream (default offline)");
   sub->add_option("--latency-target", o->latency_target, "Server latency budget (\"100ms\"; LLMs: time per output token)");
+  sub->add_option("--rate", o->rate,
+                  "LLM server: simulate Poisson arrivals at this many requests/s (all devices); implies --scenario server");
+  sub->add_option("--trace", o->trace,
+                  "LLM server: CSV of requests with columns input_tokens,output_tokens[,arrival_s] to simulate");
+  sub->add_option("--chunk-tokens", o->chunk_tokens,
+                  "LLM server: tokens per scheduler iteration, prefill chunks plus decodes (default 2048; 0: whole prompts)");
   sub->add_option("--grad-accumulation", o->grad_accumulation, "Training: micro-batches per optimizer step (default 1)");
   sub->add_option("--straggler-cv", o->straggler_cv, "Training: coefficient of variation of per-worker step time (default 0)");
   sub->add_option("--plan", o->plan,
@@ -280,11 +388,15 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
       "Examples:\n"
       "  rooftop predict --model resnet50 --accelerator nvidia-t4\n"
       "  rooftop predict --model llama-2-70b --accelerator h100 --count 8 --precision fp8 --json\n"
+      "  rooftop predict --model llama-2-70b --accelerator h100 --count 8 --precision fp8 --scenario server --rate 20\n"
       "  rooftop predict --model llama-2-7b --accelerator nvidia-a100-sxm4-80gb --count 8 --task train --batch 4 \\\n"
       "      --grad-accumulation 8 --straggler-cv 0.05\n"
       "  rooftop predict --model gpt-3-175b --accelerator h100 --count 1024 --task train --plan tp=8,pp=8,ga=16\n"
       "  rooftop predict --model bert-large --accelerator a100-80gb --count 8 --task train --seq 512 --global-batch 448 --to-target");
-  return {sub, [o, &global] { return run_predict(*o, global); }};
+  return {sub, [o, &global, sub] {
+            o->scenario_given = sub->count("--scenario") > 0;
+            return run_predict(*o, global);
+          }};
 }
 
 }  // namespace rooftop::app

@@ -20,6 +20,16 @@ double optimizer_bytes_per_param(Precision p) {
 double kv_bytes_per_elem(Precision p) { return std::max(1.0, bytes_per_element(p)); }
 }  // namespace
 
+double paged_kv_tokens(const workload::Workload& w, double batch) {
+  // Paged KV (vLLM's PagedAttention): blocks are allocated as the context
+  // grows and freed when a sequence ends, so under continuous batching the
+  // sequences in flight hold their live context, on average I + O / 2.
+  // Beam search shares the prompt's blocks between the beams (copy on
+  // write; Kwon et al., SOSP'23, section 4.4): kv_elems_per_token counts
+  // every beam, so the prompt weighs 1 / beams of that.
+  return batch * (double(w.input_tokens) / std::max(1, w.beams) + w.output_tokens / 2.0);
+}
+
 double trainable_params(const workload::Workload& w) {
   const bool own = !w.train_forward_ops.empty();
   double n = 0;
@@ -89,8 +99,7 @@ Memory memory_footprint(const workload::Workload& w, workload::Task task, Precis
     const double t = plan.tp;
     const double kv_split = w.kv_heads > 0 ? std::min<double>(t, w.kv_heads) : t;
     m.weights_bytes = w.params * bpe / model_shard;
-    const double context = static_cast<double>(w.input_tokens) + w.output_tokens;
-    m.kv_cache_bytes = w.kv_elems_per_token * context * b * kv_bytes_per_elem(p) / kv_split / plan.pp;
+    m.kv_cache_bytes = w.kv_elems_per_token * paged_kv_tokens(w, b) * kv_bytes_per_elem(p) / kv_split / plan.pp;
     m.activations_bytes = w.activation_elems_per_sample * b * bpe / t;
   }
   m.required_bytes = m.weights_bytes + m.kv_cache_bytes + m.activations_bytes + m.gradients_bytes + m.optimizer_bytes;

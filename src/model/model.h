@@ -177,6 +177,9 @@ class Evaluator {
 // from `a` when given. The one memory formula (docs/model.md#memory).
 Memory memory_footprint(const workload::Workload& w, workload::Task task, Precision p, const Plan& plan,
                         const catalog::Accelerator* a);
+// Tokens of KV cache `batch` sequences in flight hold under paged KV and
+// continuous batching: batch x (I + O/2), the mean live context.
+double paged_kv_tokens(const workload::Workload& w, double batch);
 // Parameters that training updates (frozen operators excluded).
 double trainable_params(const workload::Workload& w);
 // Recommenders: embedding-table parameters, sharded over every device and

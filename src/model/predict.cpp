@@ -400,6 +400,20 @@ Unexpected does_not_fit(const Setup& s, const Plan& plan, int count) {
   return make_error(Errc::invalid_input, msg, "--count");
 }
 
+// A searched plan and its throughput.
+struct Found {
+  Plan plan;
+  double throughput;
+};
+// The first (simplest) plan within 1 % of the best throughput.
+const Found& near_best(const std::vector<Found>& found) {
+  double best = 0;
+  for (const Found& f : found) best = std::max(best, f.throughput);
+  for (const Found& f : found)
+    if (f.throughput >= kNearBest * best) return f;
+  return found.front();
+}
+
 std::vector<int> powers_of_two_dividing(int n, int limit) {
   std::vector<int> out;
   for (int v = 1; v <= std::min(n, limit); v *= 2)
@@ -642,34 +656,43 @@ Result<Prediction> predict(const Request& req) {
   const int domain = s.fabric ? s.fabric->domain : 0;
 
   if (s.task == Task::infer) {
-    // Data parallel unless one device cannot hold the model: the smallest
-    // power-of-two tensor-parallel degree (or `count`) at which the batch fits.
-    int tp = 0;
-    if (spec.tp) tp = *spec.tp;
+    // Every power-of-two tensor-parallel degree (or `count`) at which the
+    // batch fits, each at its own batch: tensor parallel also buys KV-cache
+    // room, so it can win even when one device holds the weights. The
+    // smallest degree within 1 % of the best throughput wins.
+    auto planned = [&](int t) {
+      Plan p = base(t, spec.pp.value_or(1));
+      if (!spec.dp) p.dp = count / (t * p.pp);
+      return p;
+    };
+    std::vector<int> tps;
+    if (spec.tp) tps.push_back(*spec.tp);
     else {
-      auto fits = [&](int t) {
-        Plan p = base(t, 1);
-        p.dp = count / t;
-        return plan_memory(s, p).fits;
-      };
-      for (int t = 1; t <= count && !tp; t *= 2)
-        if (fits(t) && (w.heads == 0 || w.heads % t == 0)) tp = t;
-      if (!tp && fits(count)) tp = count;
-      if (!tp) {
-        Plan p = base(count, 1);
-        p.dp = 1;
-        return does_not_fit(s, p, count);
+      for (int t = 1; t <= count; t *= 2)
+        if (count % t == 0 && (w.heads == 0 || w.heads % t == 0)) tps.push_back(t);
+      if (tps.empty() || tps.back() != count) tps.push_back(count);
+    }
+    std::vector<Found> found;
+    for (int t : tps) {
+      Plan p = planned(t);
+      if (!spec.tp && (!check_plan(s, p, count) || !plan_memory(s, p).fits)) continue;
+      if (!spec.mb) {
+        ROOFTOP_TRY(check_plan(s, p, count));
+        const double limit = max_batch(s, p);
+        if (limit < 1) continue;
+        p.mb = static_cast<int>(choose_batch(s, p, limit));
       }
+      found.push_back({p, outcome(s, p, nullptr).throughput});
+      // Single-stream: one request at a time on the smallest degree that fits.
+      if (s.req.scenario == Scenario::single_stream) break;
     }
-    Plan p = base(tp, spec.pp.value_or(1));
-    if (!spec.dp) p.dp = count / (tp * p.pp);
-    if (!spec.mb) {
-      ROOFTOP_TRY(check_plan(s, p, count));
-      const double limit = max_batch(s, p);
-      if (limit < 1) return does_not_fit(s, p, count);
-      p.mb = static_cast<int>(choose_batch(s, p, limit));
+    if (found.empty()) {
+      Plan p = planned(spec.tp.value_or(count));
+      if (spec.tp) ROOFTOP_TRY(check_plan(s, p, count));
+      else p.dp = 1;
+      return does_not_fit(s, p, count);
     }
-    return ev.run(p);
+    return ev.run(near_best(found).plan);
   }
 
   // Training: every divisor split (powers of two for tp and pp), ZeRO stage
@@ -682,10 +705,6 @@ Result<Prediction> predict(const Request& req) {
   std::vector<Recompute> rcs = spec.recompute ? std::vector<Recompute>{*spec.recompute}
                                : shape        ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
                                               : std::vector<Recompute>{Recompute::none};
-  struct Found {
-    Plan plan;
-    double throughput;
-  };
   std::vector<Found> found;
   Plan smallest_miss;
   bool any_valid = false;
@@ -750,11 +769,7 @@ Result<Prediction> predict(const Request& req) {
                         "--global-batch");
     return does_not_fit(s, smallest_miss, count);
   }
-  double best = 0;
-  for (const Found& f : found) best = std::max(best, f.throughput);
-  for (const Found& f : found)
-    if (f.throughput >= kNearBest * best) return ev.run(f.plan);
-  return ev.run(found.front().plan);
+  return ev.run(near_best(found).plan);
 }
 
 }  // namespace rooftop::model

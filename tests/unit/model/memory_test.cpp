@@ -22,11 +22,27 @@ TEST(Memory, InferenceCountsWeightsKvAndActivations) {
   p.mb = 4;
   Memory m = memory_footprint(w, Task::infer, Precision::fp16, p, nullptr);
   EXPECT_DOUBLE_EQ(m.weights_bytes, 2e9);
-  EXPECT_DOUBLE_EQ(m.kv_cache_bytes, 1000.0 * 128 * 4 * 2);
+  // Paged KV: the live context, on average I + O/2 = 100 + 14 tokens per sequence.
+  EXPECT_DOUBLE_EQ(m.kv_cache_bytes, 1000.0 * 114 * 4 * 2);
   EXPECT_DOUBLE_EQ(m.activations_bytes, 5000.0 * 4 * 2);
   EXPECT_DOUBLE_EQ(m.required_bytes, m.weights_bytes + m.kv_cache_bytes + m.activations_bytes);
   // 4-bit KV is stored in one byte per element.
-  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::int4, p, nullptr).kv_cache_bytes, 1000.0 * 128 * 4);
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::int4, p, nullptr).kv_cache_bytes, 1000.0 * 114 * 4);
+}
+
+TEST(Memory, PagedKvHoldsTheLiveContextAndBeamsShareThePrompt) {
+  workload::Workload w;
+  w.kv_elems_per_token = 4000;  // 4 beams of 1000
+  w.input_tokens = 800;
+  w.output_tokens = 64;
+  EXPECT_DOUBLE_EQ(paged_kv_tokens(w, 1), 800 + 32);
+  EXPECT_DOUBLE_EQ(paged_kv_tokens(w, 10), 10 * 832.0);
+  // Beam search: the four beams share the prompt's blocks, each holds its own output.
+  w.beams = 4;
+  EXPECT_DOUBLE_EQ(paged_kv_tokens(w, 1), 200 + 32);
+  Plan p;
+  p.mb = 3;
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::fp16, p, nullptr).kv_cache_bytes, 4000.0 * 3 * 232 * 2);
 }
 
 TEST(Memory, KvCacheIsNeverSplitOverMoreRanksThanKvHeads) {
@@ -40,7 +56,7 @@ TEST(Memory, KvCacheIsNeverSplitOverMoreRanksThanKvHeads) {
   Plan p;
   p.tp = 16;
   Memory m = memory_footprint(w, Task::infer, Precision::fp16, p, nullptr);
-  EXPECT_DOUBLE_EQ(m.kv_cache_bytes, 1000.0 * 128 * 2 / 8);  // 8 KV heads: each replicated on 2 ranks
+  EXPECT_DOUBLE_EQ(m.kv_cache_bytes, 1000.0 * 114 * 2 / 8);  // 8 KV heads: each replicated on 2 ranks
   EXPECT_DOUBLE_EQ(m.weights_bytes, 2e9 / 16);
 }
 
