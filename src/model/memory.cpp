@@ -98,7 +98,10 @@ Memory memory_footprint(const workload::Workload& w, workload::Task task, Precis
     // divided by at most the number of KV heads.
     const double t = plan.tp;
     const double kv_split = w.kv_heads > 0 ? std::min<double>(t, w.kv_heads) : t;
-    m.weights_bytes = w.params * bpe / model_shard;
+    // Recommenders shard their embedding tables over every device (TorchRec
+    // row/table-wise sharding); the dense part follows the plan.
+    const double tables = table_params(w);
+    m.weights_bytes = (w.params - tables) * bpe / model_shard + tables * bpe / plan.devices();
     m.kv_cache_bytes = w.kv_elems_per_token * paged_kv_tokens(w, b) * kv_bytes_per_elem(p) / kv_split / plan.pp;
     m.activations_bytes = w.activation_elems_per_sample * b * bpe / t;
   }

@@ -275,6 +275,13 @@ Outcome infer_pass(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
     o.comm.time_s = o.sums.comm_s / n_out;
   } else {
     o.sums = pass(is_inference, b, 1, detail);
+    // Recommenders: tables sharded over every device (docs/model.md#memory);
+    // the pooled embeddings go to their sample's device by all-to-all.
+    if (s.table_out_elems > 0 && plan.devices() > 1 && s.fabric) {
+      const double a2a = detail::collective_s(detail::Collective::all_to_all, s.table_out_elems * b * bytes_per_element(s.p),
+                                              plan.devices(), 1, *s.fabric);
+      o.sums.comm_s += a2a, o.sums.time_s += a2a;
+    }
     o.latency_s = o.sums.time_s;
     o.throughput = plan.dp * b / o.latency_s;
     o.comm.time_s = o.sums.comm_s;
@@ -479,6 +486,9 @@ Result<Evaluator> Evaluator::make(const Request& req) {
         if (op.phase == Phase::forward) s->boundary_elems = std::max(s->boundary_elems, op.out_elems);
   } else {
     s->ops = w.ops;
+    if (w.family == workload::Family::recsys)
+      for (const Operator& op : w.ops)
+        if (op.kind == OpKind::embedding && op.phase == Phase::forward) s->table_out_elems += op.out_elems * op.repeat;
     s->llm = std::any_of(w.ops.begin(), w.ops.end(), [](const Operator& op) { return op.phase == Phase::decode; });
     s->out_tokens = std::max(1, w.output_tokens);
   }

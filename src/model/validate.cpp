@@ -166,6 +166,11 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   if (!sc) return make_error(Errc::unsupported, "scenario '" + r.scenario + "' is not predicted (offline, server, single-stream)");
   req.scenario = *sc;
   if (std::optional<double> b = leading_number(r.batch); b && *b >= 1) req.batch = static_cast<int>(*b);
+  // MLPerf recommender harnesses batch user-item pairs; a sample aggregates
+  // pairs_per_sample of them (dlrm-v2: 270), so the row's batch in samples is
+  // batch / pairs (docs/model.md#validation).
+  if (req.batch && w->pairs_per_sample > 1)
+    req.batch = std::max(1, static_cast<int>(std::lround(*req.batch / w->pairs_per_sample)));
   req.detail = false;
   Result<Prediction> p = predict(req);
   if (!p) return make_error(p.error());

@@ -45,6 +45,27 @@ TEST(Memory, PagedKvHoldsTheLiveContextAndBeamsShareThePrompt) {
   EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::fp16, p, nullptr).kv_cache_bytes, 4000.0 * 3 * 232 * 2);
 }
 
+TEST(Memory, RecommenderInferenceShardsTablesOverEveryDevice) {
+  workload::Workload w = testing::matmul_model(1e6);
+  w.family = workload::Family::recsys;
+  workload::Operator table;
+  table.name = "embeddings";
+  table.kind = workload::OpKind::embedding;
+  table.weight_elems = table.params = 8e9;
+  table.weight_elems_per_sample = 1000;
+  table.out_elems = 1000;
+  w.ops.push_back(table);
+  w.params = 8e9 + 1e6;
+  Plan p;
+  p.dp = 8;
+  p.mb = 10;
+  Memory m = memory_footprint(w, Task::infer, Precision::fp16, p, nullptr);
+  // Dense weights replicated (1e6 x 2 bytes), tables split 8 ways (8e9 x 2 / 8).
+  EXPECT_DOUBLE_EQ(m.weights_bytes, 2e6 + 2e9);
+  // Activations follow the batch: 10 samples of the peak activation.
+  EXPECT_DOUBLE_EQ(m.activations_bytes, 10 * w.activation_elems_per_sample * 2);
+}
+
 TEST(Memory, KvCacheIsNeverSplitOverMoreRanksThanKvHeads) {
   workload::Workload w;
   w.params = 1e9;

@@ -25,6 +25,13 @@ catalog::Catalog one_gpu() {
 WorkloadLoader loader() {
   return [](const std::string& id, const workload::BuildOptions&) -> Result<workload::Workload> {
     if (id == "test-mlp") return matmul_model(1e9);
+    if (id == "test-recsys") {
+      workload::Workload w = matmul_model(1e9);
+      w.id = id;
+      w.family = workload::Family::recsys;
+      w.pairs_per_sample = 100;
+      return w;
+    }
     return make_error(Errc::not_found, "unknown model '" + id + "'");
   };
 }
@@ -109,6 +116,15 @@ TEST(Rows, StreamAllReduceAndCopy) {
                                    "bidirectional copy", "GB/s", 150, 2), c, loader());
   ASSERT_TRUE(copy.predicted);
   EXPECT_NEAR(*copy.predicted, 160, 0.01);
+}
+
+TEST(Rows, RecommenderBatchesCountUserItemPairs) {
+  catalog::Catalog c = one_gpu();
+  MeasurementRow m = row("mlperf_inference", "test-recsys", "x", "FP16", "samples/s", "samples/s", 400, 1);
+  m.batch = "25000";  // pairs: 250 samples of 100 pairs
+  RowResult r = predict_row(m, c, loader());
+  ASSERT_TRUE(r.predicted) << r.reason;
+  EXPECT_NE(r.method.find("batch 250 "), std::string::npos) << r.method;
 }
 
 TEST(Rows, InferenceRowsGoThroughPredictPerAccelerator) {
