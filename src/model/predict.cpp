@@ -685,7 +685,9 @@ Result<Prediction> predict(const Request& req) {
     std::vector<Found> found;
     for (int t : tps) {
       Plan p = planned(t);
-      if (!spec.tp && (!check_plan(s, p, count) || !plan_memory(s, p).fits)) continue;
+      // A degree the catalog cannot link (no fabric) is tried only when it is the one way to fit.
+      if (!spec.tp && (!check_plan(s, p, count) || !plan_memory(s, p).fits || (t > 1 && !s.fabric && !found.empty())))
+        continue;
       if (!spec.mb) {
         ROOFTOP_TRY(check_plan(s, p, count));
         const double limit = max_batch(s, p);
