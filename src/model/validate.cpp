@@ -11,6 +11,7 @@
 
 #include "core/text.h"
 #include "model/model.h"
+#include "model/serve_sim.h"
 
 namespace rooftop::model {
 
@@ -179,6 +180,14 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   std::string unit = to_lower(trim(r.unit));
   if (unit == "ms" || unit == "s" || unit == "us") return p->latency_s;
   double per_device = p->throughput / r.count;
+  // An LLM Server row: the highest Poisson rate within the MLPerf bounds,
+  // from the scheduler simulation (docs/model.md#serving).
+  if (*sc == Scenario::server && p->tpot_s > 0) {
+    Result<ServePrediction> v = simulate_server(req, ServeOptions{});
+    if (!v) return make_error(v.error());
+    method += ", server simulation " + plain(v->max_rate_per_s) + " requests/s within " + v->bounds.source;
+    per_device = v->max_tokens_per_s / r.count;
+  }
   if (unit == "samples/s" && p->throughput_unit == "tokens/s") return per_device / std::max(1, w->output_tokens);
   if (unit == "tokens/s" && p->throughput_unit != "tokens/s")
     return make_error(Errc::unsupported, "row is in tokens/s but '" + w->id + "' is measured in " + p->throughput_unit);

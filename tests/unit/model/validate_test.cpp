@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model/model.h"
+#include "model/serve_sim.h"
 #include "model/validate.h"
 #include "unit/model/fixtures.h"
 
@@ -25,6 +26,7 @@ catalog::Catalog one_gpu() {
 WorkloadLoader loader() {
   return [](const std::string& id, const workload::BuildOptions&) -> Result<workload::Workload> {
     if (id == "test-mlp") return matmul_model(1e9);
+    if (id == "test-llm") return llm_model();
     if (id == "test-recsys") {
       workload::Workload w = matmul_model(1e9);
       w.id = id;
@@ -116,6 +118,30 @@ TEST(Rows, StreamAllReduceAndCopy) {
                                    "bidirectional copy", "GB/s", 150, 2), c, loader());
   ASSERT_TRUE(copy.predicted);
   EXPECT_NEAR(*copy.predicted, 160, 0.01);
+}
+
+TEST(Rows, LlmServerRowsComeFromTheSchedulerSimulation) {
+  catalog::Catalog c = one_gpu();
+  MeasurementRow m = row("mlperf_inference", "test-llm", "x", "FP16", "tokens/s", "tokens/s", 400, 1);
+  m.scenario = "Server";
+  RowResult r = predict_row(m, c, loader());
+  ASSERT_TRUE(r.predicted) << r.reason;
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = llm_model();
+  Request req;
+  req.accelerator = &a;
+  req.workload = &w;
+  req.precision = Precision::fp16;
+  req.scenario = Scenario::server;
+  req.detail = false;
+  Result<ServePrediction> v = simulate_server(req, ServeOptions{});
+  ASSERT_TRUE(v) << v.error().what();
+  EXPECT_GT(v->max_rate_per_s, 0);
+  EXPECT_DOUBLE_EQ(*r.predicted, v->max_tokens_per_s);
+  EXPECT_NE(r.method.find("server simulation"), std::string::npos);
+  // Within the llama2-70b bounds (the default for an LLM the table lacks).
+  EXPECT_LE(v->at_max.ttft_s.p99, 2.0);
+  EXPECT_LE(v->at_max.tpot_s.p99, 0.2);
 }
 
 TEST(Rows, RecommenderBatchesCountUserItemPairs) {
