@@ -695,8 +695,9 @@ Result<Prediction> predict(const Request& req) {
         p.mb = static_cast<int>(choose_batch(s, p, limit));
       }
       found.push_back({p, outcome(s, p, nullptr).throughput});
-      // Single-stream: one request at a time on the smallest degree that fits.
-      if (s.req.scenario == Scenario::single_stream) break;
+      // Single-stream (one request at a time) or a batch the request fixes
+      // (no room to buy): the smallest degree that fits.
+      if (s.req.scenario == Scenario::single_stream || spec.mb) break;
     }
     if (found.empty()) {
       Plan p = planned(spec.tp.value_or(count));
