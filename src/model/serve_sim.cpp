@@ -193,7 +193,7 @@ void run_replica(const std::vector<ServeRequest>& reqs, const std::vector<int>& 
   }
   for (int id : order) {
     const ServeRequest& r = reqs[id];
-    if (finish[id] <= 0 && first_token[id] <= 0) continue;
+    if (finish[id] < 0) continue;  // never finished (no KV room; simulate_server rules it out)
     raw.requests += 1;
     raw.tokens += r.output_tokens;
     raw.first_arrival = std::min(raw.first_arrival, r.arrival_s);
@@ -229,7 +229,7 @@ ServeStats simulate_replicas(const std::vector<ServeRequest>& reqs, int replicas
   for (std::size_t i = 0; i < reqs.size(); ++i) order[i] = static_cast<int>(i);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return reqs[a].arrival_s < reqs[b].arrival_s; });
   Raw raw;
-  std::vector<double> first(reqs.size(), 0), finish(reqs.size(), 0);
+  std::vector<double> first(reqs.size(), -1), finish(reqs.size(), -1);
   const int n = std::max(1, replicas);
   for (int r = 0; r < n; ++r) {
     std::vector<int> mine;
@@ -553,10 +553,10 @@ Result<std::vector<ServeRequest>> parse_serve_trace(std::string_view text, const
       return make_error(Errc::invalid_input, "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(cells.size()), where);
     ServeRequest r;
     auto count = [&](int col, const char* what) -> Result<int> {
-      std::optional<long long> v = parse_int(trim(cells[col]));
-      if (!v || *v < 1 || *v > (1 << 24))
+      const long long v = parse_int(trim(cells[col])).value_or(0);
+      if (v < 1 || v > (1 << 24))
         return make_error(Errc::invalid_input, std::string(what) + " '" + trim(cells[col]) + "' is not a whole number from 1 to 16777216", where);
-      return static_cast<int>(*v);
+      return static_cast<int>(v);
     };
     Result<int> in = count(in_col, "input_tokens");
     if (!in) return make_error(in.error());

@@ -67,8 +67,8 @@ struct ServeStats {
   Percentiles latency_s;              // arrival -> last token
   long iterations = 0;
   long preemptions = 0;               // sequences evicted when KV blocks ran out (recomputed)
-  std::vector<double> first_token_s;  // per request, in input order (absolute time)
-  std::vector<double> finish_s;
+  std::vector<double> first_token_s;  // per request, in input order (absolute time; -1: none)
+  std::vector<double> finish_s;       // per request (-1: never finished)
 };
 
 // Runs the scheduler over `requests` on one replica. Each iteration: every
