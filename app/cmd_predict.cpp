@@ -124,7 +124,8 @@ json stats_json(const model::ServeStats& s) {
 
 json serving_json(const model::ServePrediction& v) {
   const model::ServeBounds& b = v.bounds;
-  json j = {{"plan", model::to_string(v.plan)},
+  json j = {{"kind", v.llm ? "llm" : "one-pass"},
+            {"plan", model::to_string(v.plan)},
             {"max_sequences", v.scheduler.max_seqs},
             {"kv_blocks", v.scheduler.kv_blocks},
             {"block_tokens", v.scheduler.block_tokens},
@@ -148,6 +149,12 @@ std::string serving_text(const model::ServePrediction& v) {
     return fmt::format("{} / {} / {}", human_seconds(p.p50), human_seconds(p.p90), human_seconds(p.p99));
   };
   auto rows = [&](report::Table& t, const model::ServeStats& s) {
+    if (!v.llm) {
+      t.rows.push_back({"  latency p50 / p90 / p99", pct(s.latency_s)});
+      t.rows.push_back({"  simulated", fmt::format("{} requests in {} batches over {}", s.requests, s.iterations,
+                                                   human_seconds(s.duration_s))});
+      return;
+    }
     t.rows.push_back({"  TTFT p50 / p90 / p99", pct(s.ttft_s)});
     t.rows.push_back({"  inter-token latency", pct(s.itl_s)});
     t.rows.push_back({"  TPOT (after the first token)", pct(s.tpot_s)});
@@ -163,17 +170,21 @@ std::string serving_text(const model::ServePrediction& v) {
   if (b.latency_s > 0) bounds += (bounds.empty() ? "" : ", ") + std::string("latency p99 <= ") + human_seconds(b.latency_s);
   report::Table t;
   t.headers = {"server simulation", "value"};
-  t.rows.push_back({"scheduler", fmt::format("continuous batching, up to {} sequences per replica, {} KV blocks of {} tokens, {}",
-                                             v.scheduler.max_seqs, plain(v.scheduler.kv_blocks), v.scheduler.block_tokens,
-                                             v.scheduler.chunk_tokens > 0 ? fmt::format("prefill chunks of {} tokens", plain(v.scheduler.chunk_tokens))
-                                                                          : std::string("whole prompts"))});
+  const std::string unit = v.llm ? "tokens/s" : "samples/s";
+  if (v.llm)
+    t.rows.push_back({"scheduler", fmt::format("continuous batching, up to {} sequences per replica, {} KV blocks of {} tokens, {}",
+                                               v.scheduler.max_seqs, plain(v.scheduler.kv_blocks), v.scheduler.block_tokens,
+                                               v.scheduler.chunk_tokens > 0 ? fmt::format("prefill chunks of {} tokens", plain(v.scheduler.chunk_tokens))
+                                                                            : std::string("whole prompts"))});
+  else
+    t.rows.push_back({"scheduler", fmt::format("queued requests run together, up to {} per batch per replica", v.scheduler.max_seqs)});
   if (v.at_rate.requests > 0) {
     t.rows.push_back({v.rate_per_s ? fmt::format("at {} requests/s", plain(*v.rate_per_s)) : std::string("at the trace's arrivals"),
-                      si(v.at_rate.tokens_per_s, "tokens/s")});
+                      si(v.at_rate.tokens_per_s, unit)});
     rows(t, v.at_rate);
   }
   t.rows.push_back({"highest rate within bounds", fmt::format("{} requests/s = {} ({}; {})", plain(v.max_rate_per_s),
-                                                              si(v.max_tokens_per_s, "tokens/s"), bounds, b.source)});
+                                                              si(v.max_tokens_per_s, unit), bounds, b.source)});
   if (v.at_max.requests > 0) rows(t, v.at_max);
   return "\n" + t.render_text();
 }
@@ -321,10 +332,9 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
     t.how = n->how;
     tt = t;
   }
-  // The Server scenario of an LLM is simulated (docs/model.md#serving).
+  // The Server scenario is simulated (docs/model.md#serving).
   std::optional<model::ServePrediction> served;
-  const bool llm = std::any_of(w->ops.begin(), w->ops.end(), [](const workload::Operator& op) { return op.phase == workload::Phase::decode; });
-  if (req.task == workload::Task::infer && *scenario == model::Scenario::server && (llm || simulate)) {
+  if (req.task == workload::Task::infer && *scenario == model::Scenario::server) {
     Result<model::ServePrediction> v = model::simulate_server(req, serve);
     if (!v) return report_error(v.error());
     served = std::move(*v);
@@ -367,7 +377,7 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--scenario", o->scenario, "offline, server or single-stream (default offline)");
   sub->add_option("--latency-target", o->latency_target, "Server latency budget (\"100ms\"; LLMs: time per output token)");
   sub->add_option("--rate", o->rate,
-                  "LLM server: simulate Poisson arrivals at this many requests/s (all devices); implies --scenario server");
+                  "Server: simulate Poisson arrivals at this many requests/s (all devices); implies --scenario server");
   sub->add_option("--trace", o->trace,
                   "LLM server: CSV of requests with columns input_tokens,output_tokens[,arrival_s] to simulate");
   sub->add_option("--chunk-tokens", o->chunk_tokens,

@@ -277,6 +277,24 @@ void add_scaled(Operator& m, const Operator& o, double k, double flops_k) {
   m.weight_elems = std::max(m.weight_elems, o.weight_elems);
 }
 
+// A model without a decode phase: one request is one sample through the
+// forward operators; an iteration runs every admitted sample as one batch.
+double price_batch(const Pricing& pr, double batch) {
+  if (batch <= 0) return 0;
+  const double bpe = bytes_per_element(pr.p);
+  double total = 0, norm_comm = 0, matmul_comm = 0;
+  for (const PairedOp& po : pr.ops) {
+    total += detail::op_cost(po.pre, batch, pr.p, *pr.a, pr.e, pr.tp, po.fused).time_s;
+    if (pr.tp > 1 && pr.fabric) {
+      const double one =
+          detail::collective_s(detail::Collective::all_reduce, po.pre.out_elems * batch * bpe, pr.tp, 1, *pr.fabric);
+      if (po.pre.kind == OpKind::norm) norm_comm += po.pre.repeat * one;
+      if (po.pre.kind == OpKind::matmul) matmul_comm += 0.5 * po.pre.repeat * one;
+    }
+  }
+  return total + (pr.any_norm ? norm_comm : matmul_comm);
+}
+
 double price_iteration(const Pricing& pr, const Iteration& it) {
   const double pre_k = it.prefill_tokens / pr.prompt;     // prompt-samples of prefill
   const double dec_k = it.decode_seqs;                    // decode samples
@@ -336,6 +354,11 @@ constexpr BoundRow kMlperfBounds[] = {
     {"mixtral-8x7b", 2.0, 0.2, 0},
     {"llama-3.1-405b", 6.0, 0.175, 0},
     {"gpt-j-6b", 0, 0, 20.0},
+    {"resnet50", 0, 0, 0.015},
+    {"retinanet", 0, 0, 0.1},
+    {"bert-large", 0, 0, 0.13},
+    {"dlrm-v2", 0, 0, 0.06},
+    {"sdxl", 0, 0, 20.0},
 };
 
 bool meets(const ServeStats& s, const ServeBounds& b) {
@@ -356,15 +379,18 @@ std::vector<ServeRequest> poisson(double rate, int n, const workload::Workload& 
   for (int i = 0; i < n; ++i) {
     t += gap(gen);
     out[i].arrival_s = t;
-    if (lengths.empty()) out[i].input_tokens = w.input_tokens, out[i].output_tokens = std::max(1, w.output_tokens);
+    if (lengths.empty()) out[i].input_tokens = std::max(1, w.input_tokens), out[i].output_tokens = std::max(1, w.output_tokens);
     else out[i].input_tokens = lengths[i % lengths.size()].input_tokens, out[i].output_tokens = lengths[i % lengths.size()].output_tokens;
   }
   return out;
 }
 
 // Requests of one replica for ten simulated minutes at `rate` (MLPerf's
-// minimum Server run), at least 500 and at most 5,000.
-int poisson_count(double rate) { return static_cast<int>(std::clamp(rate * 600, 500.0, 5000.0)); }
+// minimum Server run), at least 500 and at most 5,000 LLM requests (each
+// runs hundreds of iterations) or 100,000 one-pass requests.
+int poisson_count(double rate, bool llm) {
+  return static_cast<int>(std::clamp(rate * 600, 500.0, llm ? 5000.0 : 100000.0));
+}
 
 // Poisson traffic at `rate` over `replicas` identical replicas: requests
 // routed at random give each replica a Poisson stream at rate / replicas,
@@ -372,7 +398,7 @@ int poisson_count(double rate) { return static_cast<int>(std::clamp(rate * 600, 
 ServeStats simulate_poisson(double rate, int requests, int replicas, const workload::Workload& w,
                             const std::vector<ServeRequest>& lengths, const SchedulerConfig& cfg, const IterationTime& price) {
   const double per = rate / std::max(1, replicas);
-  ServeStats s = simulate_replicas(poisson(per, requests > 0 ? requests : poisson_count(per), w, lengths), 1, cfg, price);
+  ServeStats s = simulate_replicas(poisson(per, requests > 0 ? requests : poisson_count(per, is_llm(w)), w, lengths), 1, cfg, price);
   s.tokens_per_s *= std::max(1, replicas);
   s.requests_per_s *= std::max(1, replicas);
   return s;
@@ -395,20 +421,23 @@ ServeStats simulate(const std::vector<ServeRequest>& requests, const SchedulerCo
 
 ServeBounds server_bounds(const workload::Workload& w, std::optional<double> tpot_target_s) {
   ServeBounds b{2.0, 0.2, 0, "MLPerf Inference llama2-70b Server bounds (p99 TTFT 2 s, TPOT 200 ms)"};
+  if (!is_llm(w)) b = {0, 0, 0.1, "default Server latency bound (p99 100 ms)"};
   for (const BoundRow& r : kMlperfBounds)
     if (w.id == r.model) {
       b = {r.ttft_s, r.tpot_s, r.latency_s, std::string("MLPerf Inference ") + r.model + " Server bounds (inference_rules.adoc v5.0)"};
     }
-  if (tpot_target_s) {
+  if (tpot_target_s && is_llm(w)) {
     b.tpot_s = *tpot_target_s;
     b.source = "--latency-target (TPOT); " + b.source;
+  } else if (tpot_target_s) {
+    b.latency_s = *tpot_target_s;
+    b.source = "--latency-target";
   }
   return b;
 }
 
 Result<IterationTime> roofline_iteration_time(const Request& req, Precision p, const Plan& plan) {
   const workload::Workload& w = *req.workload;
-  if (!is_llm(w)) return make_error(Errc::unsupported, "'" + w.id + "' has no decode phase: the server simulation is for LLMs", "--scenario");
   ROOFTOP_TRY(detail::check_device(*req.accelerator, p));
   auto pr = std::make_shared<Pricing>();
   pr->a = req.accelerator;
@@ -423,7 +452,18 @@ Result<IterationTime> roofline_iteration_time(const Request& req, Precision p, c
   pr->prompt = std::max(1, w.input_tokens);
   pr->prompt_pairs = pr->prompt * (pr->prompt + 1) / 2;
   pr->context = w.input_tokens + w.output_tokens / 2.0;
+  const bool llm = is_llm(w);
   for (const Operator& op : w.ops) {
+    if (!llm) {
+      // Forward operators, one sample per prompt "token".
+      if (op.phase != Phase::forward) continue;
+      PairedOp po;
+      po.pre = op, po.has_pre = true;
+      po.fused = detail::fused_in_inference(op, w.family);
+      if (op.kind == OpKind::norm) pr->any_norm = true;
+      pr->ops.push_back(std::move(po));
+      continue;
+    }
     if (op.phase != Phase::prefill && op.phase != Phase::decode) continue;
     auto it = std::find_if(pr->ops.begin(), pr->ops.end(), [&](const PairedOp& x) {
       return (op.phase == Phase::prefill ? !x.has_pre : !x.has_dec) && (x.has_pre ? x.pre : x.dec).name == op.name &&
@@ -436,13 +476,15 @@ Result<IterationTime> roofline_iteration_time(const Request& req, Precision p, c
     it->fused = detail::fused_in_inference(op, w.family);
     if (op.kind == OpKind::norm) pr->any_norm = true;
   }
+  if (!llm) return IterationTime([pr](const Iteration& it) { return price_batch(*pr, it.prefill_tokens); });
   return IterationTime([pr](const Iteration& it) { return price_iteration(*pr, it); });
 }
 
 Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& opts) {
   const workload::Workload& w = *req.workload;
-  if (!is_llm(w))
-    return make_error(Errc::unsupported, "'" + w.id + "' has no decode phase: the server simulation is for LLMs", "--scenario");
+  const bool llm = is_llm(w);
+  if (!llm && !opts.trace.empty())
+    return make_error(Errc::invalid_input, "'" + w.id + "' has no decode phase: a trace of token lengths is for LLMs", "--trace");
   if (opts.rate_per_s && !(*opts.rate_per_s > 0 && std::isfinite(*opts.rate_per_s)))
     return make_error(Errc::invalid_input, "rate must be a positive number of requests per second", "--rate");
   if (opts.chunk_tokens < 0) return make_error(Errc::invalid_input, "chunk tokens must not be negative", "--chunk-tokens");
@@ -456,6 +498,7 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
   Result<Evaluator> ev = Evaluator::make(offline);
   if (!ev) return make_error(ev.error());
   ServePrediction out;
+  out.llm = llm;
   out.plan = pred->plan;
   Plan plan = pred->plan;
   const int max_seqs = req.batch ? *req.batch : std::max(1, ev->max_micro_batch(plan));
@@ -471,7 +514,7 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
   SchedulerConfig& cfg = out.scheduler;
   cfg.max_seqs = max_seqs;
   cfg.prompt_kv_share = 1.0 / std::max(1, w.beams);
-  cfg.chunk_tokens = opts.chunk_tokens;
+  cfg.chunk_tokens = llm ? opts.chunk_tokens : 0;  // one sample per request: batches of up to B
   cfg.kv_blocks = kv_per_token > 0 ? std::floor(std::max(0.0, room) / kv_per_token / cfg.block_tokens) : 1e12;
   out.plan.mb = max_seqs;
   out.bounds = server_bounds(w, req.latency_target_s);
@@ -487,7 +530,7 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
                             " tokens of KV cache; one replica holds " + plain(kv_tokens),
                         "--trace");
   }
-  if (kv_units(w.input_tokens + w.output_tokens, w.input_tokens, cfg.prompt_kv_share) > kv_tokens && opts.trace.empty())
+  if (llm && kv_units(w.input_tokens + w.output_tokens, w.input_tokens, cfg.prompt_kv_share) > kv_tokens && opts.trace.empty())
     return make_error(Errc::invalid_input, "one sequence of '" + w.id + "' does not fit the KV cache left beside the weights", "--count");
   if (opts.trace_has_arrivals) {
     out.at_rate = simulate_replicas(opts.trace, replicas, cfg, *price);
@@ -497,7 +540,7 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
   }
   // The highest rate meeting the bounds: bisection between 0 and the
   // offline throughput in requests/s (no stream beats it).
-  double mean_out = w.output_tokens;
+  double mean_out = std::max(1, w.output_tokens);
   if (!opts.trace.empty()) {
     mean_out = 0;
     for (const ServeRequest& r : opts.trace) mean_out += r.output_tokens;

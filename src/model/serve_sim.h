@@ -93,11 +93,12 @@ struct ServeOptions {
   std::optional<double> rate_per_s;               // simulate at this rate (all replicas together)
   std::vector<ServeRequest> trace;                // lengths (and arrivals when has_arrivals)
   bool trace_has_arrivals = false;
-  int requests = 0;                               // Poisson requests per replica (0: ten minutes of traffic, 500 to 5,000)
+  int requests = 0;                               // Poisson requests per replica (0: ten minutes of traffic, capped)
   double chunk_tokens = 2048;                     // chunked-prefill token budget per iteration
 };
 
 struct ServePrediction {
+  bool llm = true;                                // false: one forward pass per request (TTFT = latency)
   Plan plan;                                      // the plan served (from predict)
   SchedulerConfig scheduler;
   ServeBounds bounds;
@@ -108,13 +109,16 @@ struct ServePrediction {
   double max_tokens_per_s = 0;                    // output tokens/s at that rate
 };
 
-// Simulates the Server scenario for an LLM request: the plan and batch
-// predict() chooses (paged KV gives the blocks), each iteration priced by
-// the roofline. Errors: not an LLM, bad rate, trace lengths beyond the KV cache.
+// Simulates the Server scenario: the plan and batch predict() chooses
+// (paged KV gives an LLM's blocks), each iteration priced by the roofline.
+// A model without a decode phase runs one forward pass per request, the
+// queued requests batched together (up to the batch). Errors: bad rate, a
+// trace for a non-LLM, trace lengths beyond the KV cache.
 Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& opts);
 
 // The roofline price of one iteration of `w` under `plan` on `a` at `p`
-// (tensor-parallel all-reduces included).
+// (tensor-parallel all-reduces included); without a decode phase, one
+// forward pass of prefill_tokens samples.
 Result<IterationTime> roofline_iteration_time(const Request& req, Precision p, const Plan& plan);
 
 }  // namespace rooftop::model

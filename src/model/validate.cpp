@@ -180,9 +180,9 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   std::string unit = to_lower(trim(r.unit));
   if (unit == "ms" || unit == "s" || unit == "us") return p->latency_s;
   double per_device = p->throughput / r.count;
-  // An LLM Server row: the highest Poisson rate within the MLPerf bounds,
-  // from the scheduler simulation (docs/model.md#serving).
-  if (*sc == Scenario::server && p->tpot_s > 0) {
+  // A Server row: the highest Poisson rate within the MLPerf bounds, from
+  // the scheduler simulation (docs/model.md#serving).
+  if (*sc == Scenario::server) {
     Result<ServePrediction> v = simulate_server(req, ServeOptions{});
     if (!v) return make_error(v.error());
     method += ", server simulation " + plain(v->max_rate_per_s) + " requests/s within " + v->bounds.source;

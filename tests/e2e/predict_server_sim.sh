@@ -71,10 +71,20 @@ grep -q "unknown column 'prompt'" err.txt
 printf 'input_tokens,output_tokens\n4000000,5\n' > huge.csv
 expect_2 P --model llama-2-7b --accelerator h100 --trace huge.csv
 grep -q "trace request 1" err.txt
-expect_2 P --model resnet50 --accelerator h100 --rate 100
+expect_2 P --model resnet50 --accelerator h100 --trace lengths.csv
 grep -q "for LLMs" err.txt
 expect_2 P --model llama-2-7b --accelerator h100 --rate 5 --scenario offline
 grep -q -- "--scenario" err.txt
 expect_2 P --model llama-2-7b --accelerator h100 --rate 5 --chunk-tokens=-1
 grep -q -- "--chunk-tokens" err.txt
+
+# A one-pass model: requests batched as they queue, within MLPerf's 15 ms p99 for ResNet-50.
+P --model resnet50 --accelerator nvidia-h100-sxm5-80gb --rate 20000 --json > cnn.json
+python3 - <<'PY'
+import json
+s = json.load(open("cnn.json"))["serving"]
+assert s["bounds"]["latency_p99_s"] == 0.015 and s["bounds"]["ttft_p99_s"] is None, s["bounds"]
+assert s["max_rate_per_s"] > 20000 and s["at_max_rate"]["latency_s"]["p99"] <= 0.015, s
+assert s["at_rate"]["ttft_s"]["p50"] == s["at_rate"]["latency_s"]["p50"]   # one output per request
+PY
 echo ok

@@ -180,6 +180,41 @@ TEST(ServeSim, EveryRequestAtTimeZeroReproducesTheOfflineFormula) {
   }
 }
 
+TEST(ServeSim, OnePassModelsBatchQueuedRequests) {
+  catalog::Accelerator a = testing::test_gpu();
+  workload::Workload w = testing::matmul_model(1e9);
+  Request req;
+  req.accelerator = &a;
+  req.workload = &w;
+  req.precision = Precision::fp16;
+  req.batch = 16;
+  Result<Prediction> off = predict(req);
+  ASSERT_TRUE(off);
+  Result<IterationTime> price = roofline_iteration_time(req, Precision::fp16, off->plan);
+  ASSERT_TRUE(price);
+  // 64 requests at time 0, batches of 16: four passes of latency(16).
+  SchedulerConfig cfg;
+  cfg.max_seqs = 16;
+  cfg.kv_blocks = 1e12;
+  ServeStats s = simulate(std::vector<ServeRequest>(64, ServeRequest{0, 1, 1}), cfg, *price);
+  EXPECT_EQ(s.iterations, 4);
+  EXPECT_NEAR(s.tokens_per_s, off->throughput, 1e-9 * off->throughput);
+  EXPECT_NEAR(s.latency_s.p99, 4 * off->latency_s, 1e-12);
+  // The Server scenario: within the default 100 ms p99, about the offline
+  // throughput at most (a finite run may end before a queue barely above
+  // capacity breaks the bound).
+  req.batch.reset();
+  req.scenario = Scenario::server;
+  Result<ServePrediction> v = simulate_server(req, ServeOptions{});
+  ASSERT_TRUE(v) << v.error().what();
+  EXPECT_FALSE(v->llm);
+  EXPECT_DOUBLE_EQ(v->bounds.latency_s, 0.1);
+  EXPECT_GT(v->max_rate_per_s, 0);
+  EXPECT_LE(v->at_max.latency_s.p99, 0.1);
+  req.scenario = Scenario::offline;
+  EXPECT_LT(v->max_rate_per_s, 1.05 * predict(req)->throughput);
+}
+
 TEST(ServeSim, MixedIterationsReadTheWeightsOnce) {
   catalog::Accelerator a = testing::test_gpu();
   workload::Workload w = paired_llm();
@@ -238,14 +273,23 @@ TEST(ServeTrace, BadInputNamesTheLineAndColumn) {
 }
 
 TEST(ServeBoundsTable, MlperfBoundsPerModel) {
-  workload::Workload w;
+  workload::Workload w = testing::llm_model();
   w.id = "llama-3.1-405b";
   ServeBounds b = server_bounds(w, std::nullopt);
   EXPECT_DOUBLE_EQ(b.ttft_s, 6.0);
   EXPECT_DOUBLE_EQ(b.tpot_s, 0.175);
   w.id = "gpt-j-6b";
   EXPECT_DOUBLE_EQ(server_bounds(w, std::nullopt).latency_s, 20.0);
-  w.id = "some-llm";
+  // Without a decode phase: the latency target bounds the whole request.
+  w = testing::matmul_model(1e6);
+  w.id = "some-cnn";
+  EXPECT_DOUBLE_EQ(server_bounds(w, 0.05).latency_s, 0.05);
+  EXPECT_DOUBLE_EQ(server_bounds(w, std::nullopt).latency_s, 0.1);
+  w.id = "resnet50";
+  EXPECT_DOUBLE_EQ(server_bounds(w, std::nullopt).latency_s, 0.015);
+  // An LLM the table lacks: llama2-70b's bounds, the target replacing TPOT.
+  w = testing::llm_model();
+  EXPECT_DOUBLE_EQ(server_bounds(w, std::nullopt).ttft_s, 2.0);
   EXPECT_DOUBLE_EQ(server_bounds(w, 0.05).tpot_s, 0.05);
 }
 
