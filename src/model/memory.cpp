@@ -4,6 +4,7 @@
 // sequence parallel, pipeline in flight) for training. Formulas and
 // sources: docs/model.md#memory.
 #include <algorithm>
+#include <limits>
 
 #include "model/internal.h"
 
@@ -28,6 +29,15 @@ double paged_kv_tokens(const workload::Workload& w, double batch) {
   // write; Kwon et al., SOSP'23, section 4.4): kv_elems_per_token counts
   // every beam, so the prompt weighs 1 / beams of that.
   return batch * (double(w.input_tokens) / std::max(1, w.beams) + w.output_tokens / 2.0);
+}
+
+double llm_prefill_samples(const workload::Workload& w) {
+  // LLM engines prefill at most a fixed number of tokens per iteration
+  // (TensorRT-LLM's max_num_tokens, default 8192; vLLM's
+  // max_num_batched_tokens), so the live prefill activations are those of
+  // at most that many tokens, however many sequences are in flight.
+  if (w.kv_elems_per_token <= 0 || w.input_tokens <= 0) return std::numeric_limits<double>::infinity();
+  return std::max(1.0, kPrefillChunkTokens / w.input_tokens);
 }
 
 double trainable_params(const workload::Workload& w) {
@@ -103,7 +113,7 @@ Memory memory_footprint(const workload::Workload& w, workload::Task task, Precis
     const double tables = table_params(w);
     m.weights_bytes = (w.params - tables) * bpe / model_shard + tables * bpe / plan.devices();
     m.kv_cache_bytes = w.kv_elems_per_token * paged_kv_tokens(w, b) * kv_bytes_per_elem(p) / kv_split / plan.pp;
-    m.activations_bytes = w.activation_elems_per_sample * b * bpe / t;
+    m.activations_bytes = w.activation_elems_per_sample * std::min(b, llm_prefill_samples(w)) * bpe / t;
   }
   m.required_bytes = m.weights_bytes + m.kv_cache_bytes + m.activations_bytes + m.gradients_bytes + m.optimizer_bytes;
   m.capacity_bytes = a ? a->memory_bytes.or_else(0) : 0;

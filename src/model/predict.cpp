@@ -306,7 +306,18 @@ double max_batch(const Setup& s, Plan plan) {
   const double usable = s.a->memory_bytes.or_else(0) * kUsableMemoryFraction;
   if (fixed + per_sample > usable) return 0;
   if (per_sample <= 0) return kMaxBatch;
-  return std::min(kMaxBatch, std::floor((usable - fixed) / per_sample));
+  double lo = std::min(kMaxBatch, std::floor((usable - fixed) / per_sample));
+  // Memory grows with the batch but not always linearly (an LLM's prefill
+  // activations stop at one chunk): the largest batch that still fits.
+  double hi = kMaxBatch + 1;
+  plan.mb = static_cast<int>(std::min(kMaxBatch, lo + 1));
+  if (lo >= kMaxBatch || !plan_memory(s, plan).fits) return lo;
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    plan.mb = static_cast<int>(mid);
+    (plan_memory(s, plan).fits ? lo : hi) = mid;
+  }
+  return lo;
 }
 
 bool within_target(const Setup& s, const Outcome& o) {

@@ -509,8 +509,7 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
   one.mb = 1;
   const Memory fixed = ev->memory(none), per = ev->memory(one);
   const double kv_per_token = per.kv_cache_bytes / std::max(1.0, paged_kv_tokens(w, 1));
-  const double act = per.activations_bytes;
-  const double room = fixed.usable_bytes - fixed.required_bytes - act * max_seqs;
+  const double room = fixed.usable_bytes - fixed.required_bytes - ev->memory(plan).activations_bytes;
   SchedulerConfig& cfg = out.scheduler;
   cfg.max_seqs = max_seqs;
   cfg.prompt_kv_share = 1.0 / std::max(1, w.beams);

@@ -45,6 +45,23 @@ TEST(Memory, PagedKvHoldsTheLiveContextAndBeamsShareThePrompt) {
   EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::fp16, p, nullptr).kv_cache_bytes, 4000.0 * 3 * 232 * 2);
 }
 
+TEST(Memory, LlmPrefillActivationsStopAtOneChunk) {
+  workload::Workload w;
+  w.kv_elems_per_token = 1000;
+  w.input_tokens = 1024;
+  w.output_tokens = 100;
+  w.activation_elems_per_sample = 5000;  // one prompt's peak
+  Plan p;
+  p.mb = 4;
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::fp16, p, nullptr).activations_bytes, 5000.0 * 4 * 2);
+  // 8192 tokens per iteration = 8 prompts of 1024, however many sequences run.
+  p.mb = 100;
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::fp16, p, nullptr).activations_bytes, 5000.0 * 8 * 2);
+  EXPECT_DOUBLE_EQ(llm_prefill_samples(w), 8);
+  w.input_tokens = 20000;  // a prompt longer than a chunk still holds one prompt
+  EXPECT_DOUBLE_EQ(llm_prefill_samples(w), 1);
+}
+
 TEST(Memory, RecommenderInferenceShardsTablesOverEveryDevice) {
   workload::Workload w = testing::matmul_model(1e6);
   w.family = workload::Family::recsys;
