@@ -276,6 +276,8 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
     if (!text) return report_error({Errc::invalid_input, text.error().message, "--trace " + o.trace});
     Result<std::vector<model::ServeRequest>> trace = model::parse_serve_trace(*text, o.trace, &serve.trace_has_arrivals);
     if (!trace) return report_error(trace.error());
+    if (serve.trace_has_arrivals && o.rate)
+      return report_error({Errc::invalid_input, "the trace gives its own arrivals (arrival_s); drop --rate or the column", "--rate"});
     serve.trace = std::move(*trace);
   }
   model::Request req;

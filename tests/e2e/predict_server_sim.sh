@@ -57,6 +57,8 @@ P --model llama-2-7b --accelerator nvidia-h100-sxm5-80gb --trace lengths.csv --r
 python3 -c 'import json; s=json.load(open("lengths.json"))["serving"]; assert s["rate_per_s"] == 5 and s["at_rate"]["requests"] >= 500'
 
 # Bad input.
+expect_2 P --model llama-2-7b --accelerator h100 --trace trace.csv --rate 3
+grep -q "arrival_s" err.txt
 expect_2 P --model llama-2-7b --accelerator h100 --rate 0
 grep -q -- "--rate" err.txt
 expect_2 P --model llama-2-7b --accelerator h100 --rate=-3
