@@ -183,8 +183,11 @@ std::string serving_text(const model::ServePrediction& v) {
                       si(v.at_rate.tokens_per_s, unit)});
     rows(t, v.at_rate);
   }
-  t.rows.push_back({"highest rate within bounds", fmt::format("{} requests/s = {} ({}; {})", plain(v.max_rate_per_s),
-                                                              si(v.max_tokens_per_s, unit), bounds, b.source)});
+  if (v.max_rate_per_s > 0)
+    t.rows.push_back({"highest rate within bounds", fmt::format("{} requests/s = {} ({}; {})", plain(v.max_rate_per_s),
+                                                                si(v.max_tokens_per_s, unit), bounds, b.source)});
+  else
+    t.rows.push_back({"highest rate within bounds", fmt::format("none: even a light load misses {} ({})", bounds, b.source)});
   if (v.at_max.requests > 0) rows(t, v.at_max);
   return "\n" + t.render_text();
 }
