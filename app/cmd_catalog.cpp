@@ -59,10 +59,13 @@ json derived_json(const Accelerator& a) {
     if (!s.derived.empty()) out[field] = s.derived;
   };
   for (Precision p : kAllPrecisions) add("compute." + std::string(to_string(p)), a.peak(p));
+  add("compute.units", a.compute_units);
+  add("compute.dla_int8", a.dla_int8_ops);
   add("memory.capacity_gb", a.memory_bytes);
   add("memory.bandwidth_gb_s", a.memory_bytes_per_s);
   add("memory.sram_mb", a.sram_bytes);
   add("interconnect.scale_up", a.scale_up.bytes_per_s_per_direction);
+  add("interconnect.scale_out", a.scale_out.bytes_per_s_per_direction);
   add("interconnect.host", a.host.bytes_per_s_per_direction);
   add("power.tdp_w", a.power_w);
   return out;
@@ -104,11 +107,27 @@ json entry_json(const Accelerator& a) {
          for (Precision x : a.precisions()) p.push_back(std::string(to_string(x)));
          return p;
        }()},
+      {"gemm", {{"units", j_opt(a.compute_units)},
+                {"tile_m", j_opt(a.tile_m)},
+                {"tile_n", j_opt(a.tile_n)},
+                {"tile_k", j_opt(a.tile_k)},
+                {"tile_min", j_opt(a.tile_min)},
+                {"attention_fraction", j_opt(a.attention_fraction)},
+                {"dla_int8_ops", j_opt(a.dla_int8_ops)}}},
       {"memory_bytes", j_opt(a.memory_bytes)},
       {"memory_bytes_per_s", j_opt(a.memory_bytes_per_s)},
       {"memory_type", a.memory_type.empty() ? json(nullptr) : json(a.memory_type)},
       {"sram_bytes", j_opt(a.sram_bytes)},
       {"scale_up", link(a.scale_up)},
+      {"scale_up_domain",
+       {{"topology", a.domain.topology == catalog::Topology::unknown ? json(nullptr)
+                                                                     : json(std::string(to_string(a.domain.topology)))},
+        {"peers", j_opt(a.domain.peers)},
+        {"devices", j_opt(a.domain.devices)},
+        {"latency_s", j_opt(a.domain.latency_s)}}},
+      {"scale_out", link(a.scale_out)},
+      {"scale_out_latency_s", j_opt(a.scale_out_latency_s)},
+      {"devices_per_node", j_opt(a.devices_per_node)},
       {"host", link(a.host)},
       {"power_w", j_opt(a.power_w)},
       {"price", {{"list_usd", j_opt(a.price.list_usd)},
@@ -160,6 +179,16 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
   add("launch_year", a.launch_year ? std::to_string(*a.launch_year) : "unknown", a.launch_year_source);
   for (Precision p : kAllPrecisions)
     add_s("compute." + std::string(to_string(p)), a.peak(p), 1e12, is_integer(p) ? "TOPS" : "TFLOP/s");
+  // How GEMMs run (docs/model.md#gemm-shape), when the entry says.
+  if (a.compute_units.known()) add_s("compute.units", a.compute_units, 1, "units");
+  if (a.tile_m.known() && a.tile_n.known()) {
+    std::string tile = plain(*a.tile_m.value) + " x " + plain(*a.tile_n.value);
+    if (a.tile_k.known()) tile += ", k step " + plain(*a.tile_k.value);
+    if (a.tile_min.known()) tile += ", down to " + plain(*a.tile_min.value);
+    add("compute.tile", tile, a.tile_m.source);
+  }
+  if (a.attention_fraction.known()) add_s("compute.attention", a.attention_fraction, 1, "of peak");
+  if (a.dla_int8_ops.known()) add_s("compute.dla_int8", a.dla_int8_ops, 1e12, "TOPS");
   add_s("memory.capacity", a.memory_bytes, kGiB, "GiB");
   add_s("memory.bandwidth", a.memory_bytes_per_s, 1e9, "GB/s");
   add("memory.type", a.memory_type.empty() ? "unknown" : a.memory_type);
@@ -172,6 +201,20 @@ std::vector<FieldRow> field_rows(const Accelerator& a) {
     add(field, v, l.bytes_per_s_per_direction.source);
   };
   link("interconnect.scale_up", a.scale_up);
+  // How the part is deployed (docs/catalog.md#systems).
+  const catalog::ScaleUpDomain& d = a.domain;
+  add("interconnect.scale_up.topology", d.topology == catalog::Topology::unknown ? "unknown" : std::string(to_string(d.topology)));
+  if (d.topology == catalog::Topology::full_mesh || d.peers.known()) add_s("interconnect.scale_up.peers", d.peers, 1, "peer links");
+  add_s("interconnect.scale_up.domain", d.devices, 1, "devices");
+  // Without a catalog latency the model uses its own per-hop default.
+  auto latency = [&](std::string field, const Sourced& l) {
+    if (l.known()) add_s(std::move(field), l, 1e-6, "us per hop");
+    else add(std::move(field), "model default (docs/model.md#collectives)");
+  };
+  latency("interconnect.scale_up.latency", d.latency_s);
+  link("interconnect.scale_out", a.scale_out);
+  latency("interconnect.scale_out.latency", a.scale_out_latency_s);
+  add_s("interconnect.devices_per_node", a.devices_per_node, 1, "devices");
   link("interconnect.host", a.host);
   add_s("power.tdp", a.power_w, 1, "W");
   auto dated = [](const Sourced& s, const std::string& unit, const std::string& date, const std::string& provider) {

@@ -12,9 +12,11 @@
 #include "command.h"
 #include "core/text.h"
 #include "inputs.h"
+#include "embedded/embedded.h"
 #include "model/model.h"
 #include "model/serve_sim.h"
 #include "core/yaml.h"
+#include "model/ranges.h"
 #include "report/report.h"
 
 namespace rooftop::app {
@@ -38,13 +40,22 @@ struct PredictOptions {
 
 
 // Time to train to the MLPerf quality target (predict --to-target).
-struct ToTarget {
-  int global_batch = 0;
-  double samples = 0, minutes = 0;
-  std::string how;
-};
+using ToTarget = model::TimeToTarget;
 
-json prediction_json(const model::Prediction& p, const std::optional<ToTarget>& tt) {
+// The error bands shipped with the binary (data/validation/error-bands.csv,
+// written by `rooftop validate ... --bands`).
+Result<std::vector<model::ErrorBand>> load_error_bands() {
+  for (const EmbeddedFile& f : embedded_files_under("validation/error-bands.csv"))
+    return model::parse_error_bands(f.content, "embedded:" + std::string(f.path));
+  return make_error(Errc::internal, "data/validation/error-bands.csv is not embedded");
+}
+
+json range_json(const std::optional<model::Range>& r) {
+  if (!r) return nullptr;
+  return {{"low", r->low}, {"high", r->high}, {"basis", r->basis}};
+}
+
+json prediction_json(const model::Prediction& p, const std::optional<ToTarget>& tt, const model::Sureness& sure) {
   json per_op = json::array();
   for (const model::OpPrediction& o : p.per_op) {
     per_op.push_back({{"name", o.name},
@@ -65,9 +76,16 @@ json prediction_json(const model::Prediction& p, const std::optional<ToTarget>& 
             {"model", p.model},
             {"task", std::string(workload::to_string(p.task))},
             {"precision", std::string(to_string(p.precision))},
+            {"precisions",
+             {{"weights", std::string(to_string(p.precisions.weights))},
+              {"activations", std::string(to_string(p.precisions.compute))},
+              {"kv_cache", std::string(to_string(p.precisions.kv))}}},
             {"batch", p.batch},
-            {"throughput", {{"value", p.throughput}, {"unit", p.throughput_unit}}},
+            {"throughput", {{"value", p.throughput}, {"unit", p.throughput_unit}, {"range", range_json(sure.throughput)}}},
             {"latency_s", p.latency_s},
+            {"latency_range_s", range_json(sure.latency_s)},
+            {"unvalidated", sure.unvalidated},
+            {"validation", sure.note.empty() ? json(nullptr) : json(sure.note)},
             {"memory",
              {{"required_bytes", m.required_bytes},
               {"capacity_bytes", m.capacity_bytes},
@@ -108,6 +126,7 @@ json prediction_json(const model::Prediction& p, const std::optional<ToTarget>& 
   if (p.task == workload::Task::train) j["bubble_fraction"] = p.bubble_fraction;
   if (tt)
     j["time_to_train"] = {{"minutes", tt->minutes}, {"samples", tt->samples}, {"global_batch", tt->global_batch},
+                          {"train_s", tt->train_s}, {"evaluations", tt->evals}, {"eval_s", tt->eval_s},
                           {"how", tt->how}};
   return j;
 }
@@ -192,19 +211,32 @@ std::string serving_text(const model::ServePrediction& v) {
   return "\n" + t.render_text();
 }
 
-std::string text_output(const model::Prediction& p, const std::optional<ToTarget>& tt, int top) {
+// "(likely 2.50 k-3.50 k)" after a value.
+std::string likely(const std::optional<model::Range>& r, const std::string& unit, bool seconds) {
+  if (!r) return {};
+  return seconds ? fmt::format(" (likely {} to {})", human_seconds(r->low), human_seconds(r->high))
+                 : fmt::format(" (likely {} to {})", si(r->low, unit), si(r->high, unit));
+}
+
+std::string text_output(const model::Prediction& p, const std::optional<ToTarget>& tt, int top,
+                        const model::Sureness& sure) {
   std::string split = fmt::format("data {} x tensor {}", p.parallelism.data, p.parallelism.tensor);
   if (p.parallelism.pipeline > 1) split += fmt::format(" x pipeline {}", p.parallelism.pipeline);
   std::string out = fmt::format("{} on {} x {}: {} {}, {}, batch {} per device\nplan: {}\n", p.model, p.count,
-                                p.accelerator, workload::to_string(p.task), to_string(p.precision), split, p.batch,
+                                p.accelerator, workload::to_string(p.task), to_string(p.precisions), split, p.batch,
                                 model::to_string(p.plan));
   report::Table t;
   t.headers = {"metric", "value"};
-  t.rows.push_back({"throughput", si(p.throughput, p.throughput_unit)});
-  t.rows.push_back({p.task == workload::Task::train ? "step time" : "latency", human_seconds(p.latency_s)});
+  t.rows.push_back({"throughput", si(p.throughput, p.throughput_unit) + likely(sure.throughput, p.throughput_unit, false)});
+  t.rows.push_back({p.task == workload::Task::train ? "step time" : "latency",
+                    human_seconds(p.latency_s) + likely(sure.latency_s, "", true)});
+  if (sure.throughput) t.rows.push_back({"range basis", sure.throughput->basis});
+  if (sure.unvalidated) t.rows.push_back({"validation", "unvalidated: " + sure.note});
   if (tt)
-    t.rows.push_back({"time to MLPerf target", fmt::format("{:.4g} min ({} samples at global batch {}; {})", tt->minutes,
-                                                           si(tt->samples), tt->global_batch, tt->how)});
+    t.rows.push_back({"time to MLPerf target",
+                      fmt::format("{:.4g} min ({} samples at global batch {}, {} evaluations taking {}; {})", tt->minutes,
+                                  si(tt->samples), tt->global_batch, plain(tt->evals), human_seconds(tt->eval_s),
+                                  tt->how)});
   if (p.tpot_s > 0) {
     t.rows.push_back({"time to first token", human_seconds(p.ttft_s)});
     t.rows.push_back({"time per output token", human_seconds(p.tpot_s)});
@@ -297,10 +329,13 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
     req.plan = *spec;
   }
   if (!o.precision.empty()) {
-    req.precision = parse_precision(o.precision);
-    if (!req.precision)
-      return report_error({Errc::invalid_input, "unknown precision '" + o.precision +
-                                                    "' (fp64, fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)", "--precision"});
+    std::optional<PrecisionSpec> spec = parse_precision_spec(o.precision);
+    if (!spec)
+      return report_error({Errc::invalid_input, "unknown precision '" + o.precision + "'; accepted: " +
+                                                    std::string(kPrecisionForms), "--precision"});
+    req.precision = spec->compute;
+    req.weight_precision = spec->weights;
+    req.kv_precision = spec->kv;
   }
   if (!o.latency_target.empty()) {
     Result<double> t = parse_duration(o.latency_target);
@@ -328,15 +363,14 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   if (o.to_target) {
     Result<std::vector<model::ConvergencePoint>> rcps = load_rcps();
     if (!rcps) return report_error(rcps.error());
-    ToTarget t;
-    t.global_batch = p->plan.dp * p->plan.mb * p->plan.ga;
-    Result<model::SamplesToTarget> n = model::samples_to_target(*rcps, w->id, t.global_batch);
-    if (!n) return report_error({n.error().code, n.error().message, "--to-target"});
-    t.samples = n->samples;
-    t.minutes = n->samples / p->samples_per_s / 60;
-    t.how = n->how;
-    tt = t;
+    Result<model::TimeToTarget> t = model::time_to_target(*rcps, w->id, *p);
+    if (!t) return report_error({t.error().code, t.error().message, "--to-target"});
+    tt = *t;
   }
+  Result<std::vector<model::ErrorBand>> bands = load_error_bands();
+  if (!bands) return report_error(bands.error());
+  model::Sureness sure = model::sureness(*bands, workload::to_string(p->task), workload::to_string(w->family),
+                                         (*acc)->vendor, to_string(p->precision), p->throughput, p->latency_s);
   // The Server scenario is simulated (docs/model.md#serving).
   std::optional<model::ServePrediction> served;
   if (req.task == workload::Task::infer && *scenario == model::Scenario::server) {
@@ -346,11 +380,11 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   }
   std::string text;
   if (o.json) {
-    json j = prediction_json(*p, tt);
+    json j = prediction_json(*p, tt, sure);
     if (served) j["serving"] = serving_json(*served);
     text = j.dump(2) + "\n";
   } else {
-    text = text_output(*p, tt, o.top);
+    text = text_output(*p, tt, o.top, sure);
     if (served) text += serving_text(*served);
   }
   std::fputs(text.c_str(), stdout);
@@ -374,7 +408,9 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--accelerator", o->accelerator, "Catalog id or alias (see `rooftop catalog list`)")->required();
   sub->add_option("--count", o->count, "Number of devices (default 1)");
   sub->add_option("--task", o->task, "infer or train (default infer)");
-  sub->add_option("--precision", o->precision, "fp32, tf32, fp16, bf16, fp8, int8, int4, fp4 (default: fastest suited)");
+  sub->add_option("--precision", o->precision,
+                  "fp32, tf32, fp16, bf16, fp8, int8, int4, fp4, or weights/activations/KV apart: w4a16, w8a8, "
+                  "bf16+fp8-kv, w4a16+fp8-kv (default: fastest suited)");
   sub->add_option("--batch", o->batch, "Per-device batch (micro-batch when training); default chosen per scenario");
   sub->add_option("--input-tokens", o->input_tokens, "LLM prompt tokens (default: the model's MLPerf mean)");
   sub->add_option("--output-tokens", o->output_tokens, "LLM generated tokens (default: the model's MLPerf mean)");

@@ -6,12 +6,15 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "command.h"
 #include "core/text.h"
 #include "core/yaml.h"
 #include "inputs.h"
+#include "model/ranges.h"
 #include "model/validate.h"
 #include "report/report.h"
 
@@ -21,8 +24,9 @@ namespace {
 using nlohmann::json;
 
 struct ValidateOptions {
-  std::string file;
+  std::vector<std::string> files;
   bool json = false;
+  bool bands = false;
 };
 
 
@@ -77,10 +81,14 @@ std::string text_output(const model::Validation& v) {
 }
 
 int run_validate(const ValidateOptions& o, const GlobalOptions& global) {
-  Result<std::string> text = read_file(o.file);
-  if (!text) return report_error(text.error());
-  Result<std::vector<model::MeasurementRow>> rows = model::parse_measurements(*text, o.file);
-  if (!rows) return report_error(rows.error());
+  std::vector<model::MeasurementRow> rows;
+  for (const std::string& file : o.files) {
+    Result<std::string> text = read_file(file);
+    if (!text) return report_error(text.error());
+    Result<std::vector<model::MeasurementRow>> more = model::parse_measurements(*text, file);
+    if (!more) return report_error(more.error());
+    rows.insert(rows.end(), more->begin(), more->end());
+  }
   Result<catalog::Catalog> cat = load_catalog(global);
   if (!cat) return report_error(cat.error());
   model::WorkloadLoader load = [](const std::string& id, const workload::BuildOptions& shape) -> Result<workload::Workload> {
@@ -91,8 +99,10 @@ int run_validate(const ValidateOptions& o, const GlobalOptions& global) {
   };
   Result<std::vector<model::ConvergencePoint>> rcps = load_rcps();
   if (!rcps) return report_error(rcps.error());
-  model::Validation v = model::validate(*rows, *cat, load, *rcps);
-  std::string out = o.json ? validation_json(v).dump(2) + "\n" : text_output(v);
+  model::Validation v = model::validate(rows, *cat, load, *rcps);
+  std::string out = o.bands  ? model::error_bands_csv(model::error_bands(v))
+                    : o.json ? validation_json(v).dump(2) + "\n"
+                             : text_output(v);
   std::fputs(out.c_str(), stdout);
   return kExitOk;
 }
@@ -109,12 +119,16 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
       "training tokens/s) from its columns alone, prints predicted vs measured, the median absolute\n"
       "percentage error (MdAPE) per category and for micro-benchmark vs end-to-end rows, and why a\n"
       "row cannot be predicted.");
-  sub->add_option("file", o->file, "Measurement CSV")->required();
+  sub->add_option("file", o->files, "Measurement CSV(s); rows of several files are checked together")->required();
+  sub->add_flag("--bands", o->bands,
+                "Print the error bands of the end-to-end rows per task, workload family and vendor as CSV (the "
+                "ranges predictions carry: data/validation/error-bands.csv, docs/model.md#ranges)");
   sub->add_flag("--json", o->json, "Machine-readable output: rows with id, measured, predicted, reason; mdape (%)");
   sub->footer(
       "Examples:\n"
       "  rooftop validate tests/data/validation/measurements.csv\n"
-      "  rooftop validate my-cluster-results.csv --json | jq .mdape");
+      "  rooftop validate my-cluster-results.csv --json | jq .mdape\n"
+      "  rooftop validate tests/data/validation/measurements.csv tests/data/validation/training.csv --bands");
   return {sub, [o, &global] { return run_validate(*o, global); }};
 }
 

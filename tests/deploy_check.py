@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Checks on what `rooftop deploy` writes, beyond the schema (k8s_check.py):
 
-  helm CHART_DIR PLAIN_DIR   render the chart's templates with its default
-                             values (the chart uses `{{ .Values.KEY }}` only)
-                             and compare with the plain manifests
+  helm CHART_DIR PLAIN_DIR [KEY=VALUE...]
+                             render the chart's templates with its default
+                             values, or these overrides as `helm --set` gives
+                             (the chart uses `{{ .Values.KEY }}` only), and
+                             compare with the plain manifests
   promtool-copy IN OUT       write a copy of prometheus.yml that Debian's
                              promtool (built without Kubernetes discovery) can
                              check: each kubernetes_sd_configs entry is checked
@@ -52,7 +54,7 @@ def render(text, values):
     return out
 
 
-def check_helm(chart, plain):
+def check_helm(chart, plain, *overrides):
     meta = yaml.safe_load(open(os.path.join(chart, "Chart.yaml")))
     for key in ("apiVersion", "name", "version"):
         if key not in meta:
@@ -60,6 +62,11 @@ def check_helm(chart, plain):
     if meta["apiVersion"] != "v2":
         fail("Chart.yaml apiVersion must be v2")
     values = yaml.safe_load(open(os.path.join(chart, "values.yaml")))
+    for o in overrides:
+        key, _, value = o.partition("=")
+        if key not in values:
+            fail(f"values.yaml has no {key}")
+        values[key] = value
     tdir = os.path.join(chart, "templates")
     templates = sorted(os.listdir(tdir))
     manifests = sorted(f for f in os.listdir(plain) if f.endswith(".yaml"))

@@ -201,7 +201,8 @@ void attach_roofline(const Scenario& s, const workload::Workload& w, const std::
 
 }  // namespace
 
-Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const workload::Workload& w) {
+Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const workload::Workload& w,
+                      const std::vector<model::ConvergencePoint>& rcps) {
   if (w.ops.empty()) return make_error(Errc::invalid_input, "the model has no operators to cost", s.model_line);
   Advice out;
   auto priced = std::make_shared<catalog::Catalog>(cat);
@@ -228,10 +229,21 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
     }
     train_samples = s.train_tokens / w.seq_len;
   }
+  const model::Benchmark* target = nullptr;
+  std::string target_how;
+  if (s.objective == ObjectiveKind::train && s.train_to_target) {
+    // The MLPerf Training quality target: samples from the reference
+    // convergence points at the global batch (docs/model.md#time-to-train).
+    Result<model::SamplesToTarget> n = model::samples_to_target(rcps, w.id, s.global_batch);
+    if (!n) return make_error(Errc::invalid_input, n.error().message, s.file + ": objective.train_to_target");
+    train_samples = n->samples;
+    target = model::mlperf_benchmark(w.id);
+    target_how = n->how;
+  }
   out.throughput_unit = s.objective == ObjectiveKind::train ? (s.train_tokens > 0 ? "tokens/s" : "samples/s")
                                                              : w.throughput_unit;
   auto size = [&](const catalog::Accelerator& a, std::vector<Precision> precs, std::optional<int> fixed) {
-    detail::SizingInput in{&s, &w, &a, fixed, std::move(precs), train_samples};
+    detail::SizingInput in{&s, &w, &a, fixed, std::move(precs), train_samples, target};
     return s.task == workload::Task::train ? detail::size_training(in) : detail::size_inference(in);
   };
 
@@ -281,6 +293,12 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
   std::sort(out.rejected.begin(), out.rejected.end(),
             [](const Rejection& x, const Rejection& y) { return x.accelerator < y.accelerator; });
   add_assumptions(s, w, out);
+  if (target) {
+    out.assumptions.push_back({"train_to_target", si(train_samples, "samples") + " at global batch " +
+                                                      std::to_string(s.global_batch) + ", " + target_how,
+                               "docs/model.md#time-to-train (MLCommons reference convergence points)"});
+    out.assumptions.push_back({"evaluation", std::string("timed: ") + target->eval_source, "docs/model.md#time-to-train"});
+  }
   return out;
 }
 

@@ -22,6 +22,7 @@
 #include "advise/scenario.h"
 #include "catalog/catalog.h"
 #include "core/result.h"
+#include "model/convergence.h"
 #include "report/report.h"
 #include "workload/workload.h"
 
@@ -138,7 +139,9 @@ struct Advice {
 // Runs the advisor. Errors: the scenario's model cannot be costed (no
 // operators), or the baseline names an unknown accelerator. An empty feasible
 // set is not an error here: see nothing_feasible().
-Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const workload::Workload& w);
+// `rcps`: MLCommons' reference convergence points, for a train_to_target objective.
+Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const workload::Workload& w,
+                      const std::vector<model::ConvergencePoint>& rcps = {});
 
 // When no candidate is feasible: "nothing meets 20 ms p99; closest:
 // X at 27 ms, ..." naming up to three closest misses; empty otherwise.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "advise/advise.h"
+#include "model/convergence.h"
 
 namespace rooftop::advise::detail {
 
@@ -28,6 +29,9 @@ struct SizingInput {
   std::optional<int> fixed_count;
   std::vector<Precision> precisions;  // allowed and supported, in preference order
   double train_samples = 0;           // training: samples in the run
+  // Training to the MLPerf target: the benchmark whose timed evaluations
+  // count (model::eval_seconds); nullptr otherwise.
+  const model::Benchmark* target = nullptr;
 };
 
 Sizing size_inference(const SizingInput& in);

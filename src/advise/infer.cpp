@@ -56,6 +56,8 @@ Sizing size_inference(const SizingInput& in) {
     req.workload = &w;
     req.task = workload::Task::infer;
     req.precision = p;
+    req.weight_precision = s.weight_precision;
+    req.kv_precision = s.kv_precision;
     req.scenario = model::Scenario::offline;  // the batch is always given: queueing is ours
     req.detail = false;
     // Smallest replica (power of two) whose memory fits at batch 1.

@@ -57,6 +57,7 @@ std::string objective_text(const Scenario& s, const std::string& unit) {
     case ObjectiveKind::latency:
       return "p99 latency <= " + human_seconds(s.p99_latency_s) + " at " + si(s.arrival_rate_per_s, "requests/s");
     case ObjectiveKind::train:
+      if (s.train_to_target) return "train to the MLPerf quality target within " + human_seconds(s.deadline_s);
       return "train on " + (s.train_tokens > 0 ? si(s.train_tokens, "tokens") : si(s.train_samples, "samples")) +
              " within " + human_seconds(s.deadline_s);
   }
@@ -173,6 +174,17 @@ std::string answer_line(const Scenario& s, const Advice& a) {
   }
   if (a.baseline && a.baseline->priced && best.priced) {
     line += "; your " + setup(*a.baseline) + " is " + cost_delta(*a.baseline, best);
+  }
+  // The question behind a baseline is often "was that the right buy?": the
+  // baseline's own part, sized like every candidate, answers it directly.
+  if (a.baseline) {
+    auto same = std::find_if(a.candidates.begin(), a.candidates.end(), [&](const Candidate& c) {
+      return c.accelerator == a.baseline->accelerator && c.count < a.baseline->count;
+    });
+    if (same != a.candidates.end()) {
+      line += "; " + setup(*same) + " (" + std::string(to_string(same->precision)) + ") would have been enough: " +
+              headline(s, *same) + ", against the " + std::to_string(a.baseline->count) + " you have";
+    }
   }
   if (!best.accelerator->caveats.empty()) line += ". Caveat: " + best.accelerator->caveats.front().text;
   return line + ".";

@@ -75,14 +75,18 @@ void read_workload(YamlMap& m, Scenario& s) {
   if (auto task = m.choice("task", kTasks, true)) s.task = *workload::parse_task(*task);
   YAML::Node pn = m.node()["precisions"];
   for (const std::string& p : m.str_list("precisions", true)) {
-    std::optional<Precision> prec = parse_precision(p);
-    if (!prec) {
-      m.error(pn, "unknown precision '" + p + "' in precisions (fp64, fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)");
+    std::optional<PrecisionSpec> spec = parse_precision_spec(p);
+    if (!spec) {
+      m.error(pn, "unknown precision '" + p + "' in precisions (accepted: " + std::string(kPrecisionForms) + ")");
       continue;
     }
-    if (std::find(s.precisions.begin(), s.precisions.end(), *prec) == s.precisions.end()) s.precisions.push_back(*prec);
+    // Weights and KV formats ("w4a16", "fp8-kv") hold for every compute precision listed.
+    if (spec->weights && spec->weights != spec->compute) s.weight_precision = spec->weights;
+    if (spec->kv && spec->kv != spec->compute) s.kv_precision = spec->kv;
+    std::optional<Precision> prec = spec->compute;
+    if (prec && std::find(s.precisions.begin(), s.precisions.end(), *prec) == s.precisions.end()) s.precisions.push_back(*prec);
   }
-  if (m.has("precisions") && s.precisions.empty()) m.error(pn, "precisions must list at least one precision");
+  if (m.has("precisions") && s.precisions.empty()) m.error(pn, "precisions must list at least one compute precision");
   auto opt_int = [&](const char* key, std::optional<int>& out) {
     if (auto v = m.integer(key, false, 1, 1 << 20)) out = static_cast<int>(*v);
   };
@@ -97,7 +101,7 @@ void read_workload(YamlMap& m, Scenario& s) {
 void read_objective(YamlMap& m, Scenario& s) {
   // Every key is known up front, so a typo's "did you mean" can name any of them.
   for (const char* k : {"throughput_per_s", "p99_latency_s", "arrival_rate_per_s", "network_rtt_s", "train_samples",
-                        "train_tokens", "deadline_hours", "straggler_cv"}) {
+                        "train_tokens", "train_to_target", "deadline_hours", "straggler_cv"}) {
     m.allow(k);
   }
   int kinds = 0;
@@ -124,23 +128,27 @@ void read_objective(YamlMap& m, Scenario& s) {
   }
   std::optional<double> samples = m.num("train_samples", false, 1);
   std::optional<double> tokens = m.num("train_tokens", false, 1);
-  if (samples || tokens) {
+  const std::optional<std::string> target = m.choice("train_to_target", {"mlperf"});
+  if (samples || tokens || target) {
     s.objective = ObjectiveKind::train;
     ++kinds;
-    if (samples && tokens) m.error(m.node()["train_tokens"], "give train_samples or train_tokens, not both");
+    if (int(bool(samples)) + int(bool(tokens)) + int(bool(target)) > 1)
+      m.error(m.node()[target ? "train_to_target" : "train_tokens"],
+              "give one of train_samples, train_tokens, train_to_target");
     s.train_samples = samples.value_or(0);
     s.train_tokens = tokens.value_or(0);
+    s.train_to_target = target.has_value();
     if (auto d = m.num("deadline_hours", true, 1e-6)) s.deadline_s = *d * 3600;
   } else if (m.has("deadline_hours")) {
     m.num("deadline_hours");
-    m.error(m.node()["deadline_hours"], "deadline_hours needs train_samples or train_tokens");
+    m.error(m.node()["deadline_hours"], "deadline_hours needs train_samples, train_tokens or train_to_target");
   }
   if (auto cv = m.num("straggler_cv", false, 0, 1)) s.straggler_cv = *cv;
   if (kinds != 1) {
     m.error(kinds == 0 ? "objective needs one of throughput_per_s, p99_latency_s (with arrival_rate_per_s), "
-                         "train_samples/train_tokens (with deadline_hours)"
+                         "train_samples/train_tokens/train_to_target (with deadline_hours)"
                        : "objective must have exactly one of throughput_per_s, p99_latency_s, "
-                         "train_samples/train_tokens");
+                         "train_samples/train_tokens/train_to_target");
   }
   m.finish();
 }

@@ -59,7 +59,10 @@ struct Scenario {
   std::string model;        // zoo id, or a model file path (resolved against the scenario's folder)
   std::string model_line;   // "file:line" of workload.model, for messages
   workload::Task task = workload::Task::infer;
-  std::vector<Precision> precisions;   // allowed, in order of preference
+  std::vector<Precision> precisions;   // allowed, in order of preference (compute precision)
+  // Inference: weights and KV cache in their own formats ("w4a16", "fp8-kv"
+  // in precisions); empty: the compute precision (docs/model.md#precision).
+  std::optional<Precision> weight_precision, kv_precision;
   workload::BuildOptions shape;
   int global_batch = 0;                // training: samples per optimizer step
 
@@ -71,6 +74,10 @@ struct Scenario {
   std::array<double, 3> network_rtt_s{};  // added to latency, by catalog::FormFactor
   double train_samples = 0;            // samples to train on (tokens / seq_len when given in tokens)
   double train_tokens = 0;             // as given (0 when given in samples)
+  // Training to the MLPerf Training quality target: the samples come from the
+  // reference convergence points at global_batch and the timed evaluations
+  // count (model::time_to_target).
+  bool train_to_target = false;
   double deadline_s = 0;
   double straggler_cv = 0.05;          // per-step time coefficient of variation of one worker
 

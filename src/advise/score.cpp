@@ -269,7 +269,11 @@ void add_assumptions(const Scenario& s, const workload::Workload& w, Advice& out
   }
   if (s.objective == ObjectiveKind::train) {
     out.assumptions.push_back({"straggler_cv", two(s.straggler_cv), "scenario objective.straggler_cv (docs/advise.md#stragglers)"});
-    out.assumptions.push_back({"optimizer_state", "16 bytes/param at 16-bit (Adam, fp32 master)", "ZeRO, Rajbhandari et al. 2020"});
+    out.assumptions.push_back({"optimizer_state",
+                               w.optimizer == workload::Optimizer::adagrad
+                                   ? "12 bytes/param at 16-bit (Adagrad: fp32 master + accumulator)"
+                                   : "16 bytes/param at 16-bit (Adam, fp32 master)",
+                               "ZeRO, Rajbhandari et al. 2020; docs/model.md#memory"});
   }
   out.assumptions.push_back({"storage_gb_s", two(s.storage_bytes_per_s / 1e9), "cold start: weights / min(storage, host link)"});
 }

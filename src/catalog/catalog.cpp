@@ -112,6 +112,7 @@ std::vector<MissingField> missing_fields(const Accelerator& a) {
   check("memory.capacity_gb", a.memory_bytes);
   check("memory.bandwidth_gb_s", a.memory_bytes_per_s);
   if (!a.scale_up.name.empty()) check("interconnect.scale_up.gb_s_per_direction", a.scale_up.bytes_per_s_per_direction);
+  if (!a.scale_out.name.empty()) check("interconnect.scale_out.gb_s_per_direction", a.scale_out.bytes_per_s_per_direction);
   check("power.tdp_w", a.power_w);
   const Price& pr = a.price;
   if (a.cloud_only) {

@@ -121,6 +121,20 @@ struct Accelerator {
   // FLOP/s for float formats, OP/s for integer formats. Sparse figures are
   // never stored here.
   std::array<Sourced, kAllPrecisions.size()> peak_flop_per_s;
+  // How the matrix units execute a GEMM (docs/model.md#gemm-shape), each
+  // optional and sourced: the parallel compute units a GEMM's output tiles
+  // are spread over (SMs, CUs, MMEs, MXUs), and the output tile (m x n,
+  // k per step) one unit computes at full rate in the vendor's library.
+  Sourced compute_units;
+  Sourced tile_m, tile_n, tile_k;
+  Sourced tile_min;                 // smallest tile side the library also runs (null: one fixed tile)
+  // Fraction of the dense peak that the published fused-attention kernel
+  // of this generation reaches (FlashAttention-2/3 or the vendor's own).
+  Sourced attention_fraction;
+  // Jetson-class SoCs: the part of the int8 peak that is in the deep-learning
+  // accelerators (DLAs), which run CNN layers only; LLMs, attention and
+  // transformers run on the GPU's own peak (the int8 peak minus this).
+  Sourced dla_int8_ops;
 
   Sourced memory_bytes;             // device memory capacity
   Sourced memory_bytes_per_s;       // device memory bandwidth

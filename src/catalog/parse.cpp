@@ -295,6 +295,15 @@ void read_compute(YamlMap& top, EntryReader& r, Accelerator& a) {
     a.peak_flop_per_s[static_cast<std::size_t>(p)] =
         r.number(*c, std::string(to_string(p)), src, is_integer(p) ? kTops : kTflops);
   }
+  // GEMM execution structure (docs/catalog.md#gemm-structure).
+  const Unit count{"units", 1, 1e6};
+  a.compute_units = r.number(*c, "units", src, count);
+  a.tile_m = r.number(*c, "tile_m", src, Unit{"rows", 1, 4096});
+  a.tile_n = r.number(*c, "tile_n", src, Unit{"columns", 1, 4096});
+  a.tile_k = r.number(*c, "tile_k", src, Unit{"elements", 1, 4096});
+  a.tile_min = r.number(*c, "tile_min", src, Unit{"rows", 1, 4096});
+  a.attention_fraction = r.number(*c, "attention_fraction", src, kFraction);
+  a.dla_int8_ops = r.number(*c, "dla_int8", src, kTops);
   c->finish();
 }
 

@@ -53,6 +53,84 @@ double bytes_per_element(Precision p) {
   return 4;
 }
 
+std::string to_string(const PrecisionMix& m) {
+  if (m.uniform()) return std::string(to_string(m.compute));
+  std::string s = std::string(to_string(m.weights)) + " weights, " + std::string(to_string(m.compute)) + " activations";
+  return s + ", " + std::string(to_string(m.kv)) + " kv";
+}
+
+namespace {
+// "4" -> int4, "8" -> int8, "16" -> fp16 (the bit widths of wXaY names).
+std::optional<Precision> from_bits(std::string_view bits) {
+  if (bits == "4") return Precision::int4;
+  if (bits == "8") return Precision::int8;
+  if (bits == "16") return Precision::fp16;
+  if (bits == "32") return Precision::fp32;
+  return std::nullopt;
+}
+bool set(std::optional<Precision>& slot, std::optional<Precision> v) {
+  if (!v || (slot && *slot != *v)) return false;
+  slot = v;
+  return true;
+}
+std::string_view strip(std::string_view s, std::string_view affix, bool prefix) {
+  if (s.size() <= affix.size()) return {};
+  if (prefix) return s.substr(0, affix.size()) == affix ? s.substr(affix.size()) : std::string_view{};
+  return s.substr(s.size() - affix.size()) == affix ? s.substr(0, s.size() - affix.size()) : std::string_view{};
+}
+}  // namespace
+
+std::optional<PrecisionSpec> parse_precision_spec(std::string_view text) {
+  std::string all(text);
+  std::transform(all.begin(), all.end(), all.begin(), [](unsigned char c) { return std::tolower(c); });
+  PrecisionSpec spec;
+  std::optional<Precision> every;
+  std::size_t start = 0;
+  bool any = false;
+  while (start <= all.size()) {
+    std::size_t end = all.find_first_of(",+/", start);
+    if (end == std::string::npos) end = all.size();
+    std::string part = all.substr(start, end - start);
+    start = end + 1;
+    part.erase(0, part.find_first_not_of(' '));
+    part.erase(part.find_last_not_of(' ') + 1);
+    if (part.empty()) return std::nullopt;
+    any = true;
+    std::string_view v = part;
+    if (auto p = parse_precision(v)) {
+      if (!set(every, p)) return std::nullopt;
+      continue;
+    }
+    bool ok = false;
+    for (std::string_view suffix : {"-kv", "_kv", " kv"})
+      if (auto q = strip(v, suffix, false); !q.empty()) ok = set(spec.kv, parse_precision(q));
+    for (std::string_view prefix : {"kv=", "kv-", "kv:"})
+      if (auto q = strip(v, prefix, true); !q.empty()) ok = set(spec.kv, parse_precision(q));
+    for (std::string_view suffix : {"-weights", "-weight", "-w", " weights", " weight"})
+      if (auto q = strip(v, suffix, false); !q.empty()) ok = set(spec.weights, parse_precision(q));
+    for (std::string_view prefix : {"weights=", "w="})
+      if (auto q = strip(v, prefix, true); !q.empty()) ok = set(spec.weights, parse_precision(q));
+    for (std::string_view prefix : {"activations=", "a="})
+      if (auto q = strip(v, prefix, true); !q.empty()) ok = set(spec.compute, parse_precision(q));
+    if (!ok && v.size() >= 2 && (v[0] == 'w' || v[0] == 'a') && std::isdigit(static_cast<unsigned char>(v[1]))) {
+      // wX, aY or wXaY
+      std::size_t a = v.find('a', 1);
+      if (v[0] == 'a') ok = set(spec.compute, from_bits(v.substr(1)));
+      else if (a == std::string_view::npos) ok = set(spec.weights, from_bits(v.substr(1)));
+      else ok = set(spec.weights, from_bits(v.substr(1, a - 1))) && set(spec.compute, from_bits(v.substr(a + 1)));
+    }
+    if (!ok) return std::nullopt;
+  }
+  if (!any) return std::nullopt;
+  if (every) {
+    // A plain format sets every part the others leave open.
+    if (!spec.compute) spec.compute = every;
+    if (!spec.weights) spec.weights = every;
+    if (!spec.kv) spec.kv = every;
+  }
+  return spec;
+}
+
 bool is_integer(Precision p) { return p == Precision::int8 || p == Precision::int4; }
 
 }  // namespace rooftop

@@ -28,4 +28,33 @@ double bytes_per_element(Precision p);
 // True for the integer formats, whose peak is quoted in TOPS, not TFLOP/s.
 bool is_integer(Precision p);
 
+// Precision is three things (docs/model.md#precision): the format the math
+// runs in (the activations; its peak is used), the stored weights, and the
+// KV cache. A plain Precision converts to the uniform mix.
+struct PrecisionMix {
+  Precision compute = Precision::fp16;
+  Precision weights = Precision::fp16;
+  Precision kv = Precision::fp16;
+  PrecisionMix() = default;
+  PrecisionMix(Precision p) : compute(p), weights(p), kv(p) {}  // NOLINT(google-explicit-constructor)
+  bool uniform() const { return weights == compute && kv == compute; }
+};
+// "fp8", or "w4a16" / "int4 weights, fp16 activations, fp8 kv" when mixed.
+std::string to_string(const PrecisionMix& m);
+
+// What a --precision value fixes; the parts it leaves open take the default.
+struct PrecisionSpec {
+  std::optional<Precision> compute, weights, kv;
+};
+// Accepts one format for everything ("fp8", "int8"), weight/activation pairs
+// ("w4a16", "w8a8", "w4a8", "w8a16"), and parts joined by ',', '+' or '/':
+// "fp8-kv" / "kv=fp8", "fp4-weights" / "weights=fp4" / "w4", "a16" /
+// "activations=bf16" ("w4a16+fp8-kv"). nullopt when any part is unknown or
+// two parts disagree.
+std::optional<PrecisionSpec> parse_precision_spec(std::string_view text);
+// The accepted forms, for error messages.
+inline constexpr std::string_view kPrecisionForms =
+    "fp64, fp32, tf32, fp16, bf16, fp8, int8, int4, fp4; w4a16, w8a8, w4a8, w8a16; parts joined by '+' or ',': "
+    "fp8-kv (or kv=fp8), fp4-weights (or weights=fp4, w4), a16 (or activations=bf16)";
+
 }  // namespace rooftop

@@ -2,6 +2,7 @@
 #include "deploy/chart.h"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 
 namespace rooftop::deploy {
@@ -17,10 +18,33 @@ bool named(const ChartValue& v, const std::string& kind, const std::string& fiel
   return false;
 }
 
+// label="VALUE" -> label="{{ .Values.KEY }}" inside a query string.
+void templatize_matcher(Tree& s, const ChartValue& v, const std::string& label) {
+  if (!s.is_string() || !v.value.is_string()) return;
+  const std::string from = label + "=\"" + v.value.get<std::string>() + "\"";
+  const std::string to = label + "=\"" + placeholder(v.key) + "\"";
+  std::string text = s.get<std::string>();
+  std::size_t at = 0;
+  while ((at = text.find(from, at)) != std::string::npos) {
+    const char before = at == 0 ? '{' : text[at - 1];
+    if (std::isalnum(static_cast<unsigned char>(before)) || before == '_') {  // "xnamespace=": another label
+      at += from.size();
+      continue;
+    }
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+  s = text;
+}
+
 void templatize(Tree& t, const ChartValue& v, const std::string& kind) {
   if (t.is_object()) {
     for (auto& [k, child] : t.items()) {
-      if (named(v, kind, k) && child == v.value) {
+      const auto matcher = std::find_if(v.matchers.begin(), v.matchers.end(),
+                                        [&](const LabelMatcher& m) { return m.member == k; });
+      if (matcher != v.matchers.end()) {
+        templatize_matcher(child, v, matcher->label);
+      } else if (named(v, kind, k) && child == v.value) {
         child = placeholder(v.key);
       } else if (named(v, kind, k) && child.is_array()) {
         for (Tree& item : child) {
@@ -36,10 +60,11 @@ void templatize(Tree& t, const ChartValue& v, const std::string& kind) {
 }
 
 // The emitter quotes "{{ ... }}" (it would read back as a flow mapping);
-// in a template the placeholder stands unquoted for the value it becomes.
+// in a template a placeholder that is a whole scalar stands unquoted for the
+// value it becomes. One inside a longer string (a query) keeps its quotes.
 std::string unquote_placeholders(const std::string& yaml) {
-  static const std::regex kQuoted(R"re(["'](\{\{ \.Values\.[A-Za-z0-9_.]+ \}\})["'])re");
-  return std::regex_replace(yaml, kQuoted, "$1");
+  static const std::regex kQuoted(R"re((^|\n)([ ]*(?:- )?(?:[^\n"':]+: )?)(["'])(\{\{ \.Values\.[A-Za-z0-9_.]+ \}\})\3(?=\n|$))re");
+  return std::regex_replace(yaml, kQuoted, "$1$2$4");
 }
 
 }  // namespace

@@ -24,11 +24,18 @@ struct Manifest {
 // A chart value: every member named one of `fields` ("name", or "Kind:name"
 // for that kind's documents only) whose value equals `value`, or a list
 // item of such a member that does, becomes `{{ .Values.<key> }}` in the
-// templates.
+// templates. Inside a string member named by one of `matchers` (a PromQL
+// query), the label matcher label="<value>" becomes label="{{ .Values.<key> }}".
+struct LabelMatcher {
+  std::string member;  // "query"
+  std::string label;   // "namespace"
+};
+
 struct ChartValue {
   std::string key;
   std::vector<std::string> fields;
   Tree value;
+  std::vector<LabelMatcher> matchers = {};
 };
 
 struct Chart {

@@ -323,7 +323,7 @@ Result<std::vector<File>> serve_manifests(const ServeSpec& spec) {
   m.push_back({"pdb.yaml", disruption_budget(spec)});
   Chart chart{spec.name, "Serves " + (spec.model_id.empty() ? spec.name : spec.model_id) + " on " +
                              spec.accelerator->id + " (written by rooftop deploy serve)",
-              {{"namespace", {"namespace", "Namespace:name"}, ns_of(spec)},
+              {{"namespace", {"namespace", "Namespace:name"}, ns_of(spec), {{"query", "namespace"}}},
                {"image", {"image"}, spec.image.empty() ? r.serving_image : spec.image},
                {"replicas", {"replicas", "minReplicas", "minReplicaCount"}, spec.replicas},
                {"maxReplicas", {"maxReplicas", "maxReplicaCount"}, spec.max_replicas}}};

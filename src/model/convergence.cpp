@@ -18,14 +18,27 @@ namespace {
 // section 3: RCP units from training_rules.adoc).
 constexpr Benchmark kBenchmarks[] = {
     {"resnet50", "resnet", 1281167,
-     "epochs x 1,281,167 ImageNet training images (resnet-tf2 imagenet_preprocessing.py:48)", 0, false, 0},
-    {"bert-large", "bert", 1, "samples (512-token sequences, max_seq_length=512)", 512, false, 0},
-    {"retinanet", "retinanet", 1170301, "epochs x 1,170,301 OpenImages MLPerf training images (retinanet README)", 0, false, 0},
-    {"stable-diffusion-v2", "stable_diffusion", 1, "samples (images)", 0, false, 0},
-    {"gpt-3-175b", "gpt3", 1.0 / 2048, "tokens / 2,048-token sequences (gpt3 paxml README)", 2048, false, 0},
-    {"llama-2-70b", "llama2_70b_lora", 1, "samples (LoRA fine-tuning, sequences of up to 8,192 tokens)", 8192, true, 0},
+     "epochs x 1,281,167 ImageNet training images (resnet-tf2 imagenet_preprocessing.py:48)", 0, false, 0,
+     4 * 1281167.0, 0, 0, 50000,
+     "every 4 epochs over the 50,000 ImageNet validation images (training_rules.adoc, resnet)"},
+    {"bert-large", "bert", 1, "samples (512-token sequences, max_seq_length=512)", 512, false, 0,
+     0.05 * 3000000, 0.05 * 230.23, 25000, 10000,
+     "every floor(0.05 x (230.23 x batch + 3,000,000) / 25,000) x 25,000 samples over 10,000 eval samples "
+     "(retired_benchmarks/bert/README.md)"},
+    {"retinanet", "retinanet", 1170301, "epochs x 1,170,301 OpenImages MLPerf training images (retinanet README)", 0, false, 0,
+     1170301, 0, 0, 24781, "every epoch over the 24,781 OpenImages validation images (retinanet README)"},
+    {"stable-diffusion-v2", "stable_diffusion", 1, "samples (images)", 0, false, 0, 0, 0, 0, 0,
+     "checkpoints every 512,000 images are evaluated offline, outside the timed region (training_rules.adoc)"},
+    {"gpt-3-175b", "gpt3", 1.0 / 2048, "tokens / 2,048-token sequences (gpt3 paxml README)", 2048, false, 0,
+     24576, 0, 0, 5662,
+     "every 24,576 sequences (training_rules.adoc) over the 5,662-sequence validation set "
+     "(training_results_v4.1 NVIDIA gpt3 conf/custom.yaml)"},
+    {"llama-2-70b", "llama2_70b_lora", 1, "samples (LoRA fine-tuning, sequences of up to 8,192 tokens)", 8192, true, 0,
+     384, 0, 0, 173, "every 384 samples (training_rules.adoc) over the 173 GovReport eval samples"},
     {"dlrm-v2", "dlrm_dcnv2", 4195197692,
-     "fraction of an epoch x 4,195,197,692 Criteo samples (compliance training_5.0.0/closed_dlrm_dcnv2.yaml); one sample = one user-item pair", 0, false, 1},
+     "fraction of an epoch x 4,195,197,692 Criteo samples (compliance training_5.0.0/closed_dlrm_dcnv2.yaml); one sample = one user-item pair", 0, false, 1,
+     4195197692.0 / 20, 0, 0, 89137319,
+     "20 times per epoch over 89,137,319 eval samples (compliance training_5.0.0/closed_dlrm_dcnv2.yaml)"},
 };
 
 // "4.10.0" > "4.2.0".
@@ -129,6 +142,40 @@ Result<SamplesToTarget> samples_to_target(const std::vector<ConvergencePoint>& r
   out.how += " (" + std::string(b->benchmark) + " RCP " + version + "; " + b->unit_source + ")";
   out.samples = mean * b->samples_per_unit;
   return out;
+}
+
+double eval_interval(const Benchmark& b, double global_batch) {
+  if (b.eval_every <= 0) return 0;
+  const double raw = b.eval_per_batch * global_batch + b.eval_every;
+  return b.eval_round > 0 ? std::max(b.eval_round, std::floor(raw / b.eval_round) * b.eval_round) : raw;
+}
+
+double eval_seconds(const Benchmark& b, double samples, const Plan& plan, double eval_stage_s, double* evals) {
+  const double global_batch = double(plan.dp) * plan.mb * plan.ga;
+  const double every = eval_interval(b, global_batch);
+  const double n = every > 0 && b.eval_samples > 0 ? samples / every : 0;
+  if (evals) *evals = n;
+  if (n <= 0) return 0;
+  const double steps = std::ceil(b.eval_samples / (double(plan.dp) * plan.mb));
+  return n * (steps + plan.pp - 1) * eval_stage_s;
+}
+
+Result<TimeToTarget> time_to_target(const std::vector<ConvergencePoint>& rcps, std::string_view model_id,
+                                    const Prediction& p) {
+  if (p.task != workload::Task::train || p.samples_per_s <= 0)
+    return make_error(Errc::invalid_input, "time to train needs a training prediction");
+  TimeToTarget t;
+  t.global_batch = p.plan.dp * p.plan.mb * p.plan.ga;
+  Result<SamplesToTarget> n = samples_to_target(rcps, model_id, t.global_batch);
+  if (!n) return make_error(n.error());
+  const Benchmark& b = *mlperf_benchmark(model_id);
+  t.samples = n->samples;
+  t.train_s = n->samples / p.samples_per_s;
+  t.how = n->how;
+  t.eval_s = eval_seconds(b, n->samples, p.plan, p.eval_stage_s, &t.evals);
+  t.how += "; evaluation " + std::string(b.eval_source);
+  t.minutes = (t.train_s + t.eval_s) / 60;
+  return t;
 }
 
 }  // namespace rooftop::model

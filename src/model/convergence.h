@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "model/model.h"
 
 namespace rooftop::model {
 
@@ -37,6 +38,16 @@ struct Benchmark {
   int train_seq_len;           // the benchmark's training sequence length (0: the zoo default)
   bool lora;                   // fine-tuned with low-rank adapters (workload::with_lora)
   int pairs_per_sample;        // recommenders: one training sample is this many user-item pairs (0: zoo default)
+  // Evaluation inside the timed region (training_rules.adoc, the reference
+  // implementations): every floor((eval_per_batch x global batch +
+  // eval_every) / eval_round) x eval_round training samples (eval_round 0:
+  // no rounding), a forward pass over eval_samples. eval_every 0: the
+  // benchmark evaluates offline, outside the timed region.
+  double eval_every;
+  double eval_per_batch;
+  double eval_round;
+  double eval_samples;
+  const char* eval_source;
 };
 // The benchmark a zoo model trains in MLPerf, or nullptr.
 const Benchmark* mlperf_benchmark(std::string_view model_id);
@@ -45,6 +56,34 @@ struct SamplesToTarget {
   double samples = 0;          // training samples (sequences, images) to reach the target
   std::string how;             // "interpolated between RCPs at 3264 and 4096 (training_4.0.0)"
 };
+// Training samples between two evaluations at `global_batch` (0: untimed).
+double eval_interval(const Benchmark& b, double global_batch);
+
+// Seconds the evaluations of a run of `samples` training samples take
+// under `plan`, each step of which costs `eval_stage_s` per pipeline stage:
+// samples / interval evaluations (the run stops at the first one that meets
+// the target), each ceil(eval_samples / (dp x mb)) micro-batches per
+// replica through the pp stages, pipelined. 0 when the benchmark evaluates
+// offline. `evals` (optional) receives the number of evaluations.
+double eval_seconds(const Benchmark& b, double samples, const Plan& plan, double eval_stage_s, double* evals = nullptr);
+
+// Minutes to the MLPerf quality target of a training prediction: the
+// samples the RCPs give at its global batch (dp x mb x ga) at its
+// samples/s, plus the evaluations the timed region holds, each a pipelined
+// forward pass of the eval set over the plan's replicas
+// (docs/model.md#time-to-train).
+struct TimeToTarget {
+  int global_batch = 0;
+  double samples = 0;          // training samples to the target
+  double train_s = 0;          // samples / samples_per_s
+  double evals = 0;            // evaluations in the timed region
+  double eval_s = 0;           // all of them
+  double minutes = 0;          // (train_s + eval_s) / 60
+  std::string how;             // the RCP interpolation and the evaluation rule
+};
+Result<TimeToTarget> time_to_target(const std::vector<ConvergencePoint>& rcps, std::string_view model_id,
+                                    const Prediction& p);
+
 // Samples to the target at `global_batch`: linear interpolation between the
 // newest RCP version's batch sizes, linear extrapolation from the nearest two
 // outside them. Errors name the model when it has no MLPerf benchmark or RCP.

@@ -3,6 +3,11 @@
 // per ring step. The derivation of every number is in docs/model.md
 // ("Efficiency factors"); a calibrated catalog entry (rooftop bench profile)
 // overrides compute and memory.
+#include "model/efficiency.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "model/internal.h"
@@ -64,6 +69,110 @@ Efficiency efficiency_for(const catalog::Accelerator& a) {
     e.source = "calibrated profile: " + a.calibration.source;
   }
   return e;
+}
+
+GemmUnits gemm_units(const catalog::Accelerator& a) {
+  GemmUnits u;
+  if (!a.compute_units.known() || !a.tile_m.known() || !a.tile_n.known()) return u;
+  u.units = *a.compute_units.value;
+  u.tile_m = *a.tile_m.value;
+  u.tile_n = *a.tile_n.value;
+  u.tile_k = a.tile_k.or_else(1);  // systolic arrays stream k: no k step to fill
+  u.tile_min = a.tile_min.or_else(0);
+  return u;
+}
+
+namespace {
+GemmShapeFactor one_tile(const GemmShape& s, double tm, double tn, double tk, double units) {
+  auto part = [](double x, double tile) { return std::min(1.0, x / tile); };
+  GemmShapeFactor f;
+  f.fill = part(s.m, tm) * part(s.n, tn) * part(s.k, tk);
+  f.tiles = std::ceil(s.m / tm) * std::ceil(s.n / tn);
+  f.splits = std::max(1.0, s.k / (4 * tk));
+  f.occupancy = std::min(1.0, f.tiles * f.splits / units);
+  return f;
+}
+}  // namespace
+
+GemmShapeFactor gemm_shape_factor(const GemmShape& s, const GemmUnits& u) {
+  GemmShapeFactor best;
+  if (!u.known() || s.m <= 0 || s.n <= 0 || s.k <= 0) return best;
+  best = one_tile(s, u.tile_m, u.tile_n, u.tile_k, u.units);
+  if (u.tile_min <= 0 || best.factor() >= 1) return best;
+  for (double tm = u.tile_m; tm >= u.tile_min; tm /= 2) {
+    for (double tn = u.tile_n; tn >= u.tile_min; tn /= 2) {
+      GemmShapeFactor f = one_tile(s, tm, tn, u.tile_k, u.units);
+      if (f.factor() > best.factor()) best = f;
+    }
+  }
+  return best;
+}
+
+std::optional<GemmShape> op_gemm_shape(const workload::Operator& op, double batch, double shard) {
+  if (op.kind != workload::OpKind::matmul && op.kind != workload::OpKind::conv) return std::nullopt;
+  if (op.flops <= 0 || op.weight_elems <= 0 || op.out_elems <= 0 || batch <= 0) return std::nullopt;
+  // Bias FLOPs and elements make m a hair below the token count: round it.
+  const double m_per_sample = std::max(1.0, std::round(op.flops / (2 * op.weight_elems)));
+  GemmShape s;
+  s.m = batch * m_per_sample;
+  s.n = std::max(1.0, op.out_elems / m_per_sample / std::max(1.0, shard));
+  s.k = std::max(1.0, op.weight_elems / (op.out_elems / m_per_sample));
+  return s;
+}
+
+double gather_sector_efficiency(double row_bytes) {
+  if (row_bytes <= 0) return 1;
+  return row_bytes / (std::ceil(row_bytes / kSectorBytes) * kSectorBytes);
+}
+
+OpEfficiency op_efficiency(const workload::Operator& op, double batch, double shard, Precision p,
+                           const catalog::Accelerator& a, const Efficiency& e) {
+  OpEfficiency out{e.compute, e.memory};
+  using workload::OpKind;
+  if (op.phase == workload::Phase::optimizer) return out;
+  if (std::optional<GemmShape> g = op_gemm_shape(op, batch, shard)) {
+    out.compute = e.compute * gemm_shape_factor(*g, gemm_units(a)).factor();
+  } else if (op.kind == OpKind::attention && a.attention_fraction.known()) {
+    // The fused kernel's published fraction replaces the GEMM factor; a
+    // calibrated profile's compute factor (peaks measured) still scales it.
+    const double calibrated = a.calibration.compute_efficiency ? *a.calibration.compute_efficiency : 1;
+    out.compute = std::min(1.0, *a.attention_fraction.value * calibrated);
+  } else if (op.kind == OpKind::embedding && op.in_elems > 0 && op.out_elems > op.in_elems) {
+    // A gather: one row of out / in elements per looked-up index (lookups of
+    // consecutive rows, like position embeddings, read in = out and stream).
+    out.memory = e.memory * gather_sector_efficiency(op.out_elems / op.in_elems * bytes_per_element(p));
+  }
+  return out;
+}
+
+double workload_peak(const catalog::Accelerator& a, Precision p, workload::Family family) {
+  const double peak = a.peak(p).or_else(0);
+  if (p != Precision::int8 || family == workload::Family::cnn || !a.dla_int8_ops.known()) return peak;
+  return std::max(0.0, peak - *a.dla_int8_ops.value);
+}
+
+std::vector<Assumption> op_efficiency_assumptions(const catalog::Accelerator& a) {
+  std::vector<Assumption> out;
+  const GemmUnits u = gemm_units(a);
+  if (u.known()) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%g units, tile %gx%g (down to %g), k step %g", u.units, u.tile_m, u.tile_n,
+                  u.tile_min > 0 ? u.tile_min : std::min(u.tile_m, u.tile_n), u.tile_k);
+    out.push_back({"gemm_shape", buf, "docs/model.md#gemm-shape; " + a.id + " catalog entry (compute.units, compute.tile_*)"});
+  } else {
+    out.push_back({"gemm_shape", "not modelled (the catalog gives no compute units and tile for this part)",
+                   "docs/model.md#gemm-shape"});
+  }
+  if (a.attention_fraction.known()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", *a.attention_fraction.value);
+    out.push_back({"attention_efficiency", buf, "docs/model.md#attention; " + a.id + " catalog entry (compute.attention_fraction)"});
+  } else {
+    out.push_back({"attention_efficiency", "the GEMM factor (no published fused-attention table for this part)",
+                   "docs/model.md#attention"});
+  }
+  out.push_back({"gather", "rows rounded up to 32-byte memory sectors", "docs/model.md#gathers"});
+  return out;
 }
 
 std::string_view to_string(Scenario s) {

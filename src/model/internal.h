@@ -33,6 +33,7 @@ struct Fabric {
   double link_efficiency = 0;      // achieved / peak on both networks
   double up_latency_s = 0;         // per ring step inside the domain
   int domain = 0;
+  int torus_dims = 0;              // a 2D/3D torus domain (TPU ICI): 2 or 3; else 0
   std::string out_name;            // "" when the catalog knows no scale-out network
   double out_bytes_per_s = 0;      // peak per direction, per device
   double out_latency_s = 0;        // per step across domains
@@ -62,7 +63,7 @@ struct OpCost {
 // (the tensor-parallel degree). A `fused` op runs inside its producer's
 // kernel: it moves no bytes of its own and pays no launch overhead. Needs a
 // known peak at p and bandwidth.
-OpCost op_cost(const workload::Operator& op, double batch, Precision p, const catalog::Accelerator& a,
+OpCost op_cost(const workload::Operator& op, double batch, const PrecisionMix& p, const catalog::Accelerator& a,
                const Efficiency& e, double shard, bool fused = false);
 
 // Inference graph compilers (TensorRT, XLA, OpenVINO, MIGraphX, ...) fuse

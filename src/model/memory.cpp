@@ -11,11 +11,12 @@
 namespace rooftop::model {
 
 namespace {
-// Optimizer bytes per parameter: Adam's m and v in fp32, plus an fp32
-// master copy when the weights are kept in a narrower format.
-double optimizer_bytes_per_param(Precision p) {
-  double bpe = bytes_per_element(p);
-  return bpe >= 4 ? 2 * bpe : 12;
+// Optimizer bytes per parameter: the optimizer's fp32 states (Adam: m and
+// v; Adagrad: one accumulator), plus an fp32 master copy when the weights
+// are kept in a narrower format.
+double optimizer_bytes_per_param(Precision p, workload::Optimizer o) {
+  const double bpe = bytes_per_element(p), states = workload::optimizer_states(o);
+  return bpe >= 4 ? states * bpe : 4 * (states + 1);
 }
 // The KV cache is stored in at least one byte per element (no 4-bit KV).
 double kv_bytes_per_elem(Precision p) { return std::max(1.0, bytes_per_element(p)); }
@@ -61,18 +62,29 @@ double table_params(const workload::Workload& w) {
   return n;
 }
 
+double expert_params(const workload::Workload& w) {
+  if (w.experts <= 0) return 0;
+  const bool own = !w.train_forward_ops.empty();
+  double n = 0;
+  for (const workload::Operator& op : own ? w.train_forward_ops : w.ops) {
+    if (!own && op.phase != workload::Phase::forward) continue;
+    if (op.name.find("moe.experts.") != std::string::npos) n += op.params * op.repeat;
+  }
+  return n;
+}
+
 double activation_fraction(const workload::Workload& w, const Plan& plan) {
   // Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
   // Transformer Models", Table 2): per layer s b h (34 + 5 a s / h) bytes at
-  // 16 bits; tensor parallel without sequence parallel shards 24 of the 34
-  // and the attention term; sequence parallel shards all of it.
+  // 16 bits, the 5 a s / h term being the attention scores. The workloads'
+  // attention is fused (FlashAttention): the scores never reach memory, so
+  // the per-sample count is the 34 s b h term alone, and selective recompute
+  // (which drops only the score term) keeps all of it. Tensor parallel
+  // without sequence parallel shards 24 of the 34; sequence parallel shards
+  // all of it.
   const double t = plan.tp;
   const bool shape = w.layers > 0 && w.hidden > 0 && w.heads > 0 && w.seq_len > 0;
-  const double attn = shape ? 5.0 * w.heads * w.seq_len / w.hidden : 0;
-  const double whole = 34 + attn;
-  double kept = plan.recompute == Recompute::selective && shape ? 34 : whole;  // selective drops the attention term
-  double frac = kept / whole;
-  double shard = plan.sp || t <= 1 ? frac / t : (10.0 + 24.0 / t + (kept > 34 ? attn / t : 0)) / whole;
+  const double shard = plan.sp || t <= 1 ? 1 / t : (10.0 + 24.0 / t) / 34;
   if (plan.recompute == Recompute::full && shape) {
     // Only each layer's input (s b h elements) is kept, plus one layer
     // recomputed at a time.
@@ -83,8 +95,9 @@ double activation_fraction(const workload::Workload& w, const Plan& plan) {
   return shard;
 }
 
-Memory memory_footprint(const workload::Workload& w, workload::Task task, Precision p, const Plan& plan,
+Memory memory_footprint(const workload::Workload& w, workload::Task task, const PrecisionMix& mix, const Plan& plan,
                         const catalog::Accelerator* a) {
+  const Precision p = mix.compute;
   const double bpe = bytes_per_element(p);
   const double model_shard = double(plan.tp) * plan.pp;
   const double b = plan.mb;
@@ -92,13 +105,24 @@ Memory memory_footprint(const workload::Workload& w, workload::Task task, Precis
   if (task == workload::Task::train) {
     // Recommender tables are sharded over every device and have no dense
     // gradient buffer (docs/model.md#memory).
+    // Mixture of experts: each expert-parallel rank holds experts / ep of
+    // every MoE layer, replicated over the dp / ep ranks that hold the same
+    // experts; ZeRO shards the dense part over dp and the experts over those
+    // dp / ep replicas (docs/model.md#memory).
     const double tables = table_params(w);
     const double trainable = trainable_params(w) - tables;
-    const double dp = plan.dp, all = plan.devices();
-    m.weights_bytes = (w.params - tables) * bpe / model_shard / (plan.zero >= 3 ? dp : 1) + tables * bpe / all;
-    m.gradients_bytes = trainable * bpe / model_shard / (plan.zero >= 2 ? dp : 1);
-    m.optimizer_bytes = trainable * optimizer_bytes_per_param(p) / model_shard / (plan.zero >= 1 ? dp : 1) +
-                        tables * optimizer_bytes_per_param(p) / all;
+    const double experts = expert_params(w), trainable_experts = std::min(experts, trainable);
+    const double dp = plan.dp, all = plan.devices(), ep = plan.ep;
+    const double opt = optimizer_bytes_per_param(p, w.optimizer);
+    // Per device: the dense part / (tp x pp) and the experts / (tp x pp x ep),
+    // each divided by its ZeRO group when `sharded`.
+    auto per_device = [&](double total, double expert_part, bool sharded) {
+      return (total - expert_part) / model_shard / (sharded ? dp : 1) +
+             expert_part / (model_shard * ep) / (sharded ? dp / ep : 1);
+    };
+    m.weights_bytes = per_device(w.params - tables, experts, plan.zero >= 3) * bpe + tables * bpe / all;
+    m.gradients_bytes = per_device(trainable, trainable_experts, plan.zero >= 2) * bpe;
+    m.optimizer_bytes = per_device(trainable, trainable_experts, plan.zero >= 1) * opt + tables * opt / all;
     // 1F1B: the first stage holds min(pp, ga) micro-batches of its 1/pp of the layers.
     const double in_flight = plan.pp > 1 ? double(std::min(plan.pp, plan.ga)) / plan.pp : 1;
     m.activations_bytes = w.train_activation_elems_per_sample * b * bpe * activation_fraction(w, plan) * in_flight;
@@ -111,8 +135,9 @@ Memory memory_footprint(const workload::Workload& w, workload::Task task, Precis
     // Recommenders shard their embedding tables over every device (TorchRec
     // row/table-wise sharding); the dense part follows the plan.
     const double tables = table_params(w);
-    m.weights_bytes = (w.params - tables) * bpe / model_shard + tables * bpe / plan.devices();
-    m.kv_cache_bytes = w.kv_elems_per_token * paged_kv_tokens(w, b) * kv_bytes_per_elem(p) / kv_split / plan.pp;
+    const double wbpe = bytes_per_element(mix.weights);
+    m.weights_bytes = (w.params - tables) * wbpe / model_shard + tables * wbpe / plan.devices();
+    m.kv_cache_bytes = w.kv_elems_per_token * paged_kv_tokens(w, b) * kv_bytes_per_elem(mix.kv) / kv_split / plan.pp;
     m.activations_bytes = w.activation_elems_per_sample * std::min(b, llm_prefill_samples(w)) * bpe / t;
   }
   m.required_bytes = m.weights_bytes + m.kv_cache_bytes + m.activations_bytes + m.gradients_bytes + m.optimizer_bytes;

@@ -49,7 +49,9 @@ struct Request {
   const workload::Workload* workload = nullptr;
   int count = 1;                           // devices
   workload::Task task = workload::Task::infer;
-  std::optional<Precision> precision;      // default: the fastest supported one suited to the task
+  std::optional<Precision> precision;      // compute (activations); default: the fastest supported one suited to the task
+  std::optional<Precision> weight_precision;  // stored weights (w4a16: int4); default: the compute precision
+  std::optional<Precision> kv_precision;      // KV cache (fp8-kv); default: the compute precision
   std::optional<int> batch;                // per-device batch (micro-batch when training); default: see Scenario
   Scenario scenario = Scenario::offline;
   int grad_accumulation = 1;               // training: micro-batches per optimizer step (plan.ga wins)
@@ -112,7 +114,8 @@ struct Prediction {
   std::string model;
   int count = 1;
   workload::Task task = workload::Task::infer;
-  Precision precision = Precision::fp16;
+  Precision precision = Precision::fp16;   // compute (activations)
+  PrecisionMix precisions;       // compute, weights and KV cache
   int batch = 1;                 // per device
   double throughput = 0;         // all devices together
   std::string throughput_unit;   // "samples/s" or "tokens/s"
@@ -123,6 +126,9 @@ struct Prediction {
   Memory memory;
   Plan plan;                     // the plan evaluated (searched or given)
   double bubble_fraction = 0;    // training: pipeline bubble / step compute
+  // Training: one micro-batch's forward pass on one pipeline stage, with the
+  // forward half of its communication (what an evaluation step costs).
+  double eval_stage_s = 0;
   Bound bound = Bound::compute;  // of the whole step
   std::vector<OpPrediction> per_op;
   Parallelism parallelism;
@@ -157,6 +163,7 @@ class Evaluator {
   struct Quick {
     bool fits = false;
     double latency_s = 0, throughput = 0, memory_bytes = 0;
+    double eval_stage_s = 0;   // training: Prediction::eval_stage_s
   };
   Quick quick(const Plan& plan) const;
   // Devices in one scale-up domain (0 when the catalog does not say).
@@ -175,7 +182,7 @@ class Evaluator {
 
 // Memory per device of `w` under `plan` (batch = plan.mb); capacity and fit
 // from `a` when given. The one memory formula (docs/model.md#memory).
-Memory memory_footprint(const workload::Workload& w, workload::Task task, Precision p, const Plan& plan,
+Memory memory_footprint(const workload::Workload& w, workload::Task task, const PrecisionMix& p, const Plan& plan,
                         const catalog::Accelerator* a);
 // Tokens of KV cache `batch` sequences in flight hold under paged KV and
 // continuous batching: batch x (I + O/2), the mean live context.
@@ -191,6 +198,9 @@ double trainable_params(const workload::Workload& w);
 // Recommenders: embedding-table parameters, sharded over every device and
 // updated row-wise (no dense gradient, no data-parallel all-reduce); 0 otherwise.
 double table_params(const workload::Workload& w);
+// Mixture of experts: parameters of the expert FFNs (sharded by the
+// plan's ep); 0 for dense models.
+double expert_params(const workload::Workload& w);
 // Fraction of the saved activations one device keeps under the plan's
 // tensor/sequence parallelism and recompute (Korthikanti et al. 2022).
 double activation_fraction(const workload::Workload& w, const Plan& plan);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/text.h"
+#include "model/efficiency.h"
 #include "model/internal.h"
 
 namespace rooftop::model {
@@ -28,6 +29,10 @@ constexpr double kLlmTtftS = 2.0;         // MLPerf llama2-70b server bound
 constexpr double kLlmTpotS = 0.2;         // MLPerf llama2-70b server bound
 constexpr double kNearBest = 0.99;        // smallest batch / simplest plan within 1 % of the best throughput
 constexpr double kMaxBatch = 65536;
+// Gradients are synchronised in buckets of this size as the backward pass
+// produces them (PyTorch DistributedDataParallel's bucket_cap_mb default,
+// 25 MiB; Li et al., VLDB 2020): the last bucket cannot overlap.
+constexpr double kGradBucketBytes = 25.0 * 1024 * 1024;
 
 bool is_inference(Phase p) { return p == Phase::forward || p == Phase::prefill; }
 bool is_prefill(Phase p) { return p == Phase::prefill; }
@@ -62,7 +67,9 @@ struct Evaluator::Setup {
   const catalog::Accelerator* a = nullptr;
   const workload::Workload* w = nullptr;
   Request req;
-  Precision p = Precision::fp16;
+  Precision p = Precision::fp16;     // compute precision (mix.compute)
+  PrecisionMix mix;                  // compute, weights, KV cache
+  catalog::Accelerator gpu_only;     // `a` without its DLAs, when the workload cannot use them
   Task task = Task::infer;
   Efficiency e;
   bool llm = false;
@@ -71,6 +78,8 @@ struct Evaluator::Setup {
   double trainable = 0;              // training: parameters updated
   double boundary_elems = 0;         // activation per sample between layers (pipeline sends)
   double moe_layers = 0;             // MoE layers (expert all-to-all)
+  double expert_params = 0;          // MoE expert FFN parameters (sharded by ep)
+  double backward_second_kernels = 0;  // training: backward GEMMs/convs launched as two kernels, per sample pass
   double table_out_elems = 0;        // recommenders: pooled embedding outputs per sample (all-to-all)
   Result<detail::Fabric> fabric = make_error(Errc::internal, "no fabric");
 };
@@ -97,7 +106,7 @@ Sums eval_ops(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), double 
     // The dense optimizer is sharded like the weights; a sparse row-wise one
     // (recommender tables) updates the rows this rank's samples touched.
     if (op.phase == Phase::optimizer) shard = op.kind == OpKind::embedding ? 1 : extra_shard;
-    detail::OpCost c = detail::op_cost(op, batch, s.p, *s.a, s.e, shard, fused);
+    detail::OpCost c = detail::op_cost(op, batch, s.mix, *s.a, s.e, shard, fused);
     double t = c.time_s * scale;
     out.time_s += t;
     (c.bound == Bound::compute ? out.compute_s : c.bound == Bound::memory ? out.memory_s : out.overhead_s) += t;
@@ -123,7 +132,7 @@ Sums eval_selective(const Setup& s, const Plan& plan, double batch) {
   Sums out;
   for (const Operator& op : s.ops) {
     if (!is_attention_forward(op.phase) || (op.kind != OpKind::attention && op.kind != OpKind::softmax)) continue;
-    detail::OpCost c = detail::op_cost(op, batch, s.p, *s.a, s.e, plan.tp, false);
+    detail::OpCost c = detail::op_cost(op, batch, s.mix, *s.a, s.e, plan.tp, false);
     out.time_s += c.time_s;
     (c.bound == Bound::compute ? out.compute_s : c.bound == Bound::memory ? out.memory_s : out.overhead_s) += c.time_s;
   }
@@ -158,7 +167,7 @@ double tensor_payload_bytes(const Setup& s, double batch) {
 
 struct Outcome {
   double throughput = 0, samples_per_s = 0, latency_s = 0, ttft_s = 0, tpot_s = 0;
-  double grad_bytes = 0, bubble = 0;
+  double grad_bytes = 0, bubble = 0, eval_stage_s = 0;
   Communication comm;
   Sums sums;
 };
@@ -175,13 +184,19 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   // Per micro-batch on one stage: forward, backward, recompute.
   Sums fwd = eval_ops(s, plan, is_forward, b, k / pp, detail);
   Sums bwd = eval_ops(s, plan, is_backward, b, k / pp, detail);
+  // The backward pass of a GEMM or convolution with trainable weights is two
+  // kernels, the input gradient and the weight gradient (cuBLAS/cuDNN
+  // dgrad + wgrad): each pays the fixed per-kernel cost (docs/model.md#training).
+  const double second_launch_s = s.backward_second_kernels * s.e.op_overhead_s * k / pp;
+  bwd.time_s += second_launch_s, bwd.overhead_s += second_launch_s;
   const double opt_shard = double(plan.tp) * plan.pp * (plan.zero >= 1 ? plan.dp : 1);
   Sums opt = eval_ops(s, plan, is_optimizer, b * k, 1, detail, opt_shard);
   Sums re;
   if (plan.recompute == Recompute::full) re.add(fwd);
   if (plan.recompute == Recompute::selective) re.add(eval_selective(s, plan, b), k / pp);
   const double f_mb = fwd.time_s / k, b_mb = bwd.time_s / k, r_mb = re.time_s / k;   // one micro-batch, one stage
-  const double tp_mb = (tensor_comm_s(s, plan, is_forward, b) + tensor_comm_s(s, plan, is_backward, b)) / pp;
+  const double tp_fwd = tensor_comm_s(s, plan, is_forward, b) / pp;
+  const double tp_mb = tp_fwd + tensor_comm_s(s, plan, is_backward, b) / pp;
   // Pipeline: each micro-batch sends its boundary activation forward and its
   // gradient back (x vp with interleaved stages).
   const double boundary = s.boundary_elems * b * bpe / (plan.sp ? plan.tp : 1);
@@ -200,6 +215,10 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   if (s.table_out_elems > 0 && plan.devices() > 1)
     ep_mb += 2 * coll(detail::Collective::all_to_all, s.table_out_elems * b * bpe, plan.devices(), 1);
   const double stage_s = f_mb + b_mb + r_mb + tp_mb + pp_mb + ep_mb;
+  // An evaluation step is the forward half: the forward compute and the
+  // forward half of each kind of traffic (tensor all-reduces, the
+  // activation send, the dispatch/combine or embedding all-to-all).
+  o.eval_stage_s = f_mb + tp_fwd + pp_mb / 2 + ep_mb / 2;
   // 1F1B: k micro-batches plus (pp - 1) / vp stage slots of fill and drain.
   const double bubble_slots = (pp - 1) / vp;
   const double compute_s = (k + bubble_slots) * stage_s + opt.time_s;
@@ -207,23 +226,40 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   // Data parallel: gradients (trainable x bytes / (tp x pp)) are all-reduced
   // once per step (ZeRO-1/2: reduce-scatter + all-gather, the same volume;
   // ZeRO-3/FSDP: reduce-scatter, plus a parameter all-gather per micro-batch
-  // in forward and backward). The sync overlaps the backward pass of the
-  // last micro-batch; ZeRO-3's gathers overlap the step's compute.
-  o.grad_bytes = (s.trainable - table_params(*s.w)) * bpe / (double(plan.tp) * plan.pp);
-  const double param_bytes = s.w->params * bpe / (double(plan.tp) * plan.pp);
-  double sync_s = 0, gather_s = 0;
-  if (plan.dp > 1) {
+  // in forward and backward). Mixture of experts: the expert gradients
+  // (/ ep) sync only over the dp / ep replicas of each expert. The sync
+  // overlaps the backward pass of the last micro-batch, except its last
+  // bucket, whose gradients are ready only when the backward pass ends
+  // (docs/model.md#training); ZeRO-3's gathers overlap the step's compute.
+  const double model_shard = double(plan.tp) * plan.pp, ep = plan.ep;
+  const double experts = s.expert_params, trainable_experts = std::min(experts, s.trainable);
+  o.grad_bytes = (s.trainable - table_params(*s.w) - trainable_experts) * bpe / model_shard;
+  const double param_bytes = (s.w->params - experts) * bpe / model_shard;
+  const double expert_grad_bytes = trainable_experts * bpe / (model_shard * ep);
+  const double expert_param_bytes = experts * bpe / (model_shard * ep);
+  struct Sync {
+    double sync_s = 0, gather_s = 0;
+  };
+  auto sync_of = [&](double grads, double params, int n, int stride) {
     using detail::Collective;
-    if (plan.zero == 0) sync_s = coll(Collective::all_reduce, o.grad_bytes, plan.dp, dp_stride);
+    Sync y;
+    if (n <= 1) return y;
+    if (plan.zero == 0) y.sync_s = coll(Collective::all_reduce, grads, n, stride);
     else if (plan.zero <= 2)
-      sync_s = coll(Collective::reduce_scatter, o.grad_bytes, plan.dp, dp_stride) +
-               coll(Collective::all_gather, param_bytes, plan.dp, dp_stride);
+      y.sync_s = coll(Collective::reduce_scatter, grads, n, stride) + coll(Collective::all_gather, params, n, stride);
     else {
-      sync_s = coll(Collective::reduce_scatter, o.grad_bytes, plan.dp, dp_stride);
-      gather_s = 2 * k * coll(Collective::all_gather, param_bytes, plan.dp, dp_stride);
+      y.sync_s = coll(Collective::reduce_scatter, grads, n, stride);
+      y.gather_s = 2 * k * coll(Collective::all_gather, params, n, stride);
     }
-  }
-  const double exposed = std::max(0.0, sync_s - b_mb) + std::max(0.0, gather_s - k * (f_mb + b_mb + r_mb));
+    return y;
+  };
+  const Sync dense = sync_of(o.grad_bytes, param_bytes, plan.dp, dp_stride);
+  const Sync expert = sync_of(expert_grad_bytes, expert_param_bytes, plan.dp / plan.ep, dp_stride * plan.ep);
+  const double sync_s = dense.sync_s + expert.sync_s, gather_s = dense.gather_s + expert.gather_s;
+  const double last_bucket_s =
+      sync_of(std::min(o.grad_bytes, kGradBucketBytes), 0, plan.dp, dp_stride).sync_s;
+  const double exposed =
+      std::max({0.0, sync_s - b_mb, last_bucket_s}) + std::max(0.0, gather_s - k * (f_mb + b_mb + r_mb));
   o.sums = fwd;
   o.sums.add(bwd);
   o.sums.add(re);
@@ -295,7 +331,7 @@ Outcome outcome(const Setup& s, const Plan& plan, std::vector<OpPrediction>* det
   return s.task == Task::train ? train_step(s, plan, detail) : infer_pass(s, plan, detail);
 }
 
-Memory plan_memory(const Setup& s, const Plan& plan) { return memory_footprint(*s.w, s.task, s.p, plan, s.a); }
+Memory plan_memory(const Setup& s, const Plan& plan) { return memory_footprint(*s.w, s.task, s.mix, plan, s.a); }
 
 // Largest micro-batch / batch per device the memory allows under `plan` (0: not even one).
 double max_batch(const Setup& s, Plan plan) {
@@ -432,6 +468,16 @@ const Found& near_best(const std::vector<Found>& found) {
   return found.front();
 }
 
+// Expert-parallel degrees to try: the one given, else 1 for a dense model,
+// else every power of two dividing both dp and the experts.
+std::vector<int> expert_degrees(const workload::Workload& w, int dp, std::optional<int> given) {
+  if (given) return {*given};
+  std::vector<int> out{1};
+  for (int e = 2; w.experts > 0 && e <= std::min(dp, w.experts); e *= 2)
+    if (dp % e == 0 && w.experts % e == 0) out.push_back(e);
+  return out;
+}
+
 std::vector<int> powers_of_two_dividing(int n, int limit) {
   std::vector<int> out;
   for (int v = 1; v <= std::min(n, limit); v *= 2)
@@ -470,6 +516,9 @@ Result<Evaluator> Evaluator::make(const Request& req) {
   const workload::Workload& w = *req.workload;
   if (req.precision) {
     s->p = *req.precision;
+  } else if (req.weight_precision && is_integer(*req.weight_precision) && (a.supports(Precision::fp16) || a.supports(Precision::bf16))) {
+    // Weight-only quantization ("int4 weights", w4) keeps 16-bit activations.
+    s->p = a.supports(Precision::fp16) ? Precision::fp16 : Precision::bf16;
   } else {
     Result<Precision> p = default_precision(a, req.task);
     if (!p) return make_error(p.error());
@@ -480,12 +529,30 @@ Result<Evaluator> Evaluator::make(const Request& req) {
     return make_error(Errc::unsupported, "training in " + std::string(to_string(s->p)) +
                                              " is not modelled; use bf16, fp16, fp8 or fp32", "--precision");
   }
+  s->mix = s->p;
+  s->mix.weights = req.weight_precision.value_or(s->p);
+  s->mix.kv = req.kv_precision.value_or(s->p);
+  if (s->task == Task::train && !s->mix.uniform())
+    return make_error(Errc::unsupported, "training with " + to_string(s->mix) + " is not modelled; give one precision",
+                      "--precision");
+  // Deep-learning accelerators beside the GPU (Jetson DLAs) run CNN layers
+  // only: other workloads get the GPU's own int8 peak (docs/model.md#precision).
+  if (s->p == Precision::int8 && a.dla_int8_ops.known() && w.family != workload::Family::cnn) {
+    s->gpu_only = a;
+    s->gpu_only.peak_flop_per_s[static_cast<std::size_t>(Precision::int8)].value = workload_peak(a, s->p, w.family);
+    s->a = &s->gpu_only;
+  }
   s->e = efficiency_for(a);
   if (s->task == Task::train) {
     // Training operators come from the training workload (train_forward:
     // one sequence of the training length), never from the inference phases.
     s->ops = workload::training_ops(w);
     s->trainable = trainable_params(w);
+    s->expert_params = expert_params(w);
+    for (const Operator& op : s->ops)
+      if (op.phase == Phase::backward && (op.kind == OpKind::matmul || op.kind == OpKind::conv) && op.weight_elems > 0 &&
+          !op.adapter_only)
+        s->backward_second_kernels += op.repeat;
     for (const Operator& op : s->ops) {
       if (op.phase != Phase::forward) continue;
       if (op.kind == OpKind::norm) s->boundary_elems = std::max(s->boundary_elems, op.out_elems);
@@ -525,6 +592,7 @@ Evaluator::Quick Evaluator::quick(const Plan& plan) const {
   q.fits = true;
   q.latency_s = o.latency_s;
   q.throughput = o.throughput;
+  q.eval_stage_s = o.eval_stage_s;
   return q;
 }
 int Evaluator::max_micro_batch(const Plan& plan) const { return static_cast<int>(max_batch(*s_, plan)); }
@@ -543,6 +611,7 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   out.count = s.req.count;
   out.task = s.task;
   out.precision = s.p;
+  out.precisions = s.mix;
   out.batch = plan.mb;
   out.plan = plan;
   out.parallelism = {plan.dp, plan.tp, plan.pp, plan.ep};
@@ -557,6 +626,7 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   out.ttft_s = o.ttft_s;
   out.tpot_s = o.tpot_s;
   out.bubble_fraction = o.bubble;
+  out.eval_stage_s = o.eval_stage_s;
   const Sums& sm = o.sums;
   double top = std::max({sm.compute_s, sm.memory_s, sm.overhead_s, sm.comm_s});
   out.bound = top == sm.compute_s ? Bound::compute
@@ -597,6 +667,11 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   say("usable_memory_fraction", plain(kUsableMemoryFraction), "docs/model.md#memory (vLLM gpu_memory_utilization default)");
   say("plan", to_string(plan), "docs/model.md#plans");
   if (!s.req.precision) say("precision", std::string(to_string(s.p)), "docs/model.md#precision (default for the task)");
+  if (!s.mix.uniform()) say("precisions", to_string(s.mix), "docs/model.md#precision (compute peak at the activation precision)");
+  if (s.a == &s.gpu_only)
+    say("dla", "not used: the " + plain(*a.dla_int8_ops.value / 1e12) + " int8 TOPS of the DLAs run CNN layers only",
+        "docs/model.md#precision; " + a.id + " catalog entry (compute.dla_int8)");
+  for (Assumption& x : op_efficiency_assumptions(a)) out.assumptions.push_back(std::move(x));
   if (s.req.scenario == Scenario::server && s.task == Task::infer) {
     say("latency_target_s", s.llm ? "tpot " + plain(s.req.latency_target_s.value_or(kLlmTpotS)) + ", ttft " + plain(kLlmTtftS)
                                   : plain(s.req.latency_target_s.value_or(kServerLatencyS)),
@@ -617,7 +692,10 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   if (s.req.count > plan.devices())
     say("idle_devices", std::to_string(s.req.count - plan.devices()), "count is not a multiple of the tensor-parallel degree");
   if (s.task == Task::train) {
-    say("optimizer", "Adam, mixed precision: weights + grads in " + std::string(to_string(s.p)) + ", fp32 master + m + v", "docs/model.md#memory");
+    const bool adagrad = w.optimizer == workload::Optimizer::adagrad;
+    say("optimizer", std::string(workload::to_string(w.optimizer)) + ", mixed precision: weights + grads in " +
+                         std::string(to_string(s.p)) + (adagrad ? ", fp32 master + accumulator" : ", fp32 master + m + v"),
+        "docs/model.md#memory");
     say("pipeline_schedule", plan.pp > 1 ? (plan.vp > 1 ? "interleaved 1F1B, bubble " : "1F1B, bubble ") + plain(out.bubble_fraction) : "none",
         "docs/model.md#pipeline (Narayanan et al. SC'21)");
     say("straggler_factor", plain(straggler_factor(plan.devices(), s.req.straggler_cv)), "docs/model.md#stragglers (Blom)");
@@ -740,41 +818,46 @@ Result<Prediction> predict(const Request& req) {
                                        : powers_of_two_dividing(count / tp, std::max(1, w.layers));
         for (int pp : pps) {
           if (count % (tp * pp) != 0) continue;
-          Plan p = base(tp, pp);
-          p.zero = zero;
-          p.recompute = rc;
-          if (zero > 0 && p.dp == 1 && !spec.zero) continue;  // nothing to shard over
-          if (!check_plan(s, p, count)) continue;
-          any_valid = true;
-          smallest_miss = p;
-          if (gb > 0) {
-            // The global batch fixes mb x ga per data-parallel rank.
-            if (gb % p.dp != 0) continue;
-            const int per_rank = gb / p.dp;
-            for (int mb = 1; mb <= per_rank; ++mb) {  // every divisor of the per-rank batch
-              if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
-              if (spec.ga && per_rank / mb != *spec.ga) continue;
-              p.mb = mb;
-              p.ga = per_rank / mb;
-              if (!plan_memory(s, p).fits) break;
+          const Plan dense = base(tp, pp);
+          // Mixture of experts: every expert-parallel degree dividing dp and the experts (1 first).
+          for (int ep : expert_degrees(w, dense.dp, spec.ep)) {
+            Plan p = dense;
+            p.ep = ep;
+            p.zero = zero;
+            p.recompute = rc;
+            if (zero > 0 && p.dp == 1 && !spec.zero) continue;  // nothing to shard over
+            if (!check_plan(s, p, count)) continue;
+            any_valid = true;
+            smallest_miss = p;
+            if (gb > 0) {
+              // The global batch fixes mb x ga per data-parallel rank.
+              if (gb % p.dp != 0) continue;
+              const int per_rank = gb / p.dp;
+              for (int mb = 1; mb <= per_rank; ++mb) {  // every divisor of the per-rank batch
+                if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
+                if (spec.ga && per_rank / mb != *spec.ga) continue;
+                p.mb = mb;
+                p.ga = per_rank / mb;
+                if (!plan_memory(s, p).fits) break;
+                found.push_back({p, outcome(s, p, nullptr).throughput});
+              }
+              continue;
+            }
+            if (spec.mb) {
+              if (!plan_memory(s, p).fits) continue;
+              found.push_back({p, outcome(s, p, nullptr).throughput});
+              continue;
+            }
+            const double limit = max_batch(s, p);
+            if (limit < 1) continue;
+            for (double b = 1; b <= limit; b *= 2) {
+              p.mb = static_cast<int>(b);
               found.push_back({p, outcome(s, p, nullptr).throughput});
             }
-            continue;
-          }
-          if (spec.mb) {
-            if (!plan_memory(s, p).fits) continue;
-            found.push_back({p, outcome(s, p, nullptr).throughput});
-            continue;
-          }
-          const double limit = max_batch(s, p);
-          if (limit < 1) continue;
-          for (double b = 1; b <= limit; b *= 2) {
-            p.mb = static_cast<int>(b);
-            found.push_back({p, outcome(s, p, nullptr).throughput});
-          }
-          if (p.mb < limit) {
-            p.mb = static_cast<int>(limit);
-            found.push_back({p, outcome(s, p, nullptr).throughput});
+            if (p.mb < limit) {
+              p.mb = static_cast<int>(limit);
+              found.push_back({p, outcome(s, p, nullptr).throughput});
+            }
           }
         }
       }

@@ -7,22 +7,25 @@
 #include <string>
 
 #include "core/text.h"
+#include "model/efficiency.h"
 #include "model/internal.h"
 
 namespace rooftop::model {
 
 namespace detail {
 
-OpCost op_cost(const workload::Operator& op, double batch, Precision p, const catalog::Accelerator& a,
+OpCost op_cost(const workload::Operator& op, double batch, const PrecisionMix& p, const catalog::Accelerator& a,
                const Efficiency& e, double shard, bool fused) {
-  const double peak = a.peak(p).or_else(0);
+  const double peak = a.peak(p.compute).or_else(0);
   const double bw = a.memory_bytes_per_s.or_else(0);
   ROOFTOP_ASSERT(peak > 0 && bw > 0 && e.compute > 0 && e.memory > 0 && shard >= 1);
+  // Per-operator efficiency: GEMM shape, fused attention, gathers (efficiency.h).
+  const OpEfficiency oe = op_efficiency(op, batch, shard, p.compute, a, e);
   OpCost c;
   c.flops = workload::op_flops(op, batch) * op.repeat / shard;
-  c.bytes = fused ? 0 : workload::op_bytes(op, batch, p) * op.repeat / shard;
-  c.compute_s = c.flops / (peak * e.compute);
-  c.memory_s = c.bytes / (bw * e.memory);
+  c.bytes = fused ? 0 : workload::op_bytes(op, batch, p.weights, p.compute, p.kv) * op.repeat / shard;
+  c.compute_s = c.flops / (peak * oe.compute);
+  c.memory_s = c.bytes / (bw * oe.memory);
   c.overhead_s = fused ? 0 : op.repeat * e.op_overhead_s;
   const double roof_s = std::max(c.compute_s, c.memory_s);
   c.time_s = roof_s + c.overhead_s;
@@ -68,6 +71,8 @@ Result<Fabric> fabric_for(const catalog::Accelerator& a, const Efficiency& e) {
   f.up = *up;
   f.link_efficiency = e.link;
   f.up_latency_s = a.domain.latency_s.known() ? *a.domain.latency_s.value : e.link_latency_s;
+  if (a.domain.topology == catalog::Topology::torus_2d) f.torus_dims = 2;
+  if (a.domain.topology == catalog::Topology::torus_3d) f.torus_dims = 3;
   if (a.scale_up.bytes_per_s_per_direction.known()) f.domain = static_cast<int>(a.domain.devices.or_else(0));
   else f.domain = static_cast<int>(a.devices_per_node.or_else(0));  // PCIe-only parts: one server
   if (a.scale_out.bytes_per_s_per_direction.known() && *a.scale_out.bytes_per_s_per_direction.value > 0) {
@@ -85,21 +90,32 @@ int ranks_per_domain(int n, int stride, const Fabric& f) {
 }
 
 namespace {
+// Latency steps of one ring pass over n ranks: n - 1, or on a torus of
+// `dims` dimensions, one ring per dimension of k = ceil(n^(1/dims)) ranks
+// each, dims x (k - 1) (docs/model.md#collectives).
+double ring_steps(int n, int dims) {
+  const double flat = n - 1.0;
+  if (dims <= 1) return flat;
+  const double k = std::ceil(std::pow(double(n), 1.0 / dims) - 1e-9);
+  return std::min(flat, dims * (k - 1));
+}
+
 // One flat collective over n ranks at `bw` bytes/s per rank and `lat` per step.
-double flat_s(Collective c, double bytes, int n, double bw, double lat, bool tree_ok) {
+double flat_s(Collective c, double bytes, int n, double bw, double lat, bool tree_ok, int torus_dims = 0) {
   if (n <= 1 || bytes <= 0) return 0;
   const double frac = double(n - 1) / n;
+  const double steps = ring_steps(n, torus_dims);
   switch (c) {
     case Collective::all_reduce: {
       // Ring: 2 (n-1)/n S / B + 2 (n-1) alpha. NCCL switches to a (double
       // binary) tree when the latency term dominates: 2 log2(n) alpha.
-      double steps = 2.0 * (n - 1);
-      if (tree_ok) steps = std::min(steps, 2.0 * std::ceil(std::log2(n)));
-      return 2 * frac * bytes / bw + steps * lat;
+      double ar_steps = 2.0 * steps;
+      if (tree_ok) ar_steps = std::min(ar_steps, 2.0 * std::ceil(std::log2(n)));
+      return 2 * frac * bytes / bw + ar_steps * lat;
     }
     case Collective::reduce_scatter:
-    case Collective::all_gather: return frac * bytes / bw + (n - 1) * lat;
-    case Collective::all_to_all: return frac * bytes / bw + (n - 1) * lat;
+    case Collective::all_gather: return frac * bytes / bw + steps * lat;
+    case Collective::all_to_all: return frac * bytes / bw + (n - 1) * lat;  // every pair, no per-dimension rings
     case Collective::p2p: return bytes / bw + lat;
   }
   return 0;
@@ -110,7 +126,7 @@ double collective_s(Collective c, double bytes, int n, int stride, const Fabric&
   if (n <= 1 || bytes <= 0) return 0;
   const int local = ranks_per_domain(n, stride, f);
   const double up_bw = ring_bytes_per_s(f.up, local) * f.link_efficiency;
-  if (local >= n) return flat_s(c, bytes, n, up_bw, f.up_latency_s, false);
+  if (local >= n) return flat_s(c, bytes, n, up_bw, f.up_latency_s, false, f.torus_dims);
   // Across domains. Without a known scale-out network the scale-up figures
   // stand in (docs/model.md#collectives says so in the prediction's notes).
   const double out_bw = (f.out_bytes_per_s > 0 ? f.out_bytes_per_s : f.up.peak_bytes_per_s) * f.link_efficiency;

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "core/text.h"
+#include "model/efficiency.h"
 #include "model/internal.h"
 
 namespace rooftop::model {
@@ -253,7 +254,8 @@ struct PairedOp {
 
 struct Pricing {
   const catalog::Accelerator* a = nullptr;
-  Precision p = Precision::fp16;
+  catalog::Accelerator gpu_only;     // Jetson: the GPU's own int8 peak (DLAs run CNNs only), as predict prices it
+  PrecisionMix mix;
   Efficiency e;
   std::optional<detail::Fabric> fabric;
   int tp = 1;
@@ -264,7 +266,7 @@ struct Pricing {
   bool any_norm = false;
   // One operator per paired op, refilled each iteration (no allocation in
   // the loop; a priced IterationTime is used by one thread at a time).
-  mutable std::vector<Operator> scratch;
+  mutable std::vector<Operator> scratch, scratch_decode;
 };
 
 // Scales `o` (one sample) by k samples into `m` (totals).
@@ -281,10 +283,10 @@ void add_scaled(Operator& m, const Operator& o, double k, double flops_k) {
 // forward operators; an iteration runs every admitted sample as one batch.
 double price_batch(const Pricing& pr, double batch) {
   if (batch <= 0) return 0;
-  const double bpe = bytes_per_element(pr.p);
+  const double bpe = bytes_per_element(pr.mix.compute);
   double total = 0, norm_comm = 0, matmul_comm = 0;
   for (const PairedOp& po : pr.ops) {
-    total += detail::op_cost(po.pre, batch, pr.p, *pr.a, pr.e, pr.tp, po.fused).time_s;
+    total += detail::op_cost(po.pre, batch, pr.mix, *pr.a, pr.e, pr.tp, po.fused).time_s;
     if (pr.tp > 1 && pr.fabric) {
       const double one =
           detail::collective_s(detail::Collective::all_reduce, po.pre.out_elems * batch * bpe, pr.tp, 1, *pr.fabric);
@@ -300,36 +302,49 @@ double price_iteration(const Pricing& pr, const Iteration& it) {
   const double dec_k = it.decode_seqs;                    // decode samples
   const double tokens = it.prefill_tokens + it.decode_seqs;
   if (tokens <= 0) return 0;
-  const double bpe = bytes_per_element(pr.p);
+  const double bpe = bytes_per_element(pr.mix.compute);
   double total = 0, norm_comm = 0, matmul_comm = 0;
+  // Priced per token at `n` tokens (the GEMM's M), from totals in `m`.
+  auto price = [&](Operator& m, double n, bool fused) {
+    m.flops /= n, m.in_elems /= n, m.out_elems /= n, m.weight_elems_per_sample /= n;
+    return detail::op_cost(m, n, pr.mix, *pr.a, pr.e, pr.tp, fused).time_s;
+  };
   for (std::size_t i = 0; i < pr.ops.size(); ++i) {
     const PairedOp& po = pr.ops[i];
     Operator& m = pr.scratch[i];
     m.flops = m.in_elems = m.out_elems = m.weight_elems = m.weight_elems_per_sample = 0;
-    m.phase = it.prefill_tokens > 0 ? Phase::prefill : Phase::decode;
-    if (po.has_pre && pre_k > 0) {
-      // Attention grows with the (query, key) pairs; the rest with the tokens.
-      const double f = po.pre.kind == OpKind::attention ? it.prefill_pairs / pr.prompt_pairs : pre_k;
-      add_scaled(m, po.pre, pre_k, f);
-    }
-    if (po.has_dec && dec_k > 0) {
-      if (po.dec.kind == OpKind::attention) {
+    const bool attention = (po.has_pre ? po.pre : po.dec).kind == OpKind::attention;
+    if (attention) {
+      // Prefill and decode attention are kernels of their own (flash
+      // attention over the chunk; paged attention over each sequence's
+      // cache, read at the KV precision): no weights to share.
+      if (po.has_pre && pre_k > 0) {
+        m.phase = Phase::prefill;
+        add_scaled(m, po.pre, pre_k, it.prefill_pairs / pr.prompt_pairs);  // grows with the causal pairs
+        total += price(m, it.prefill_tokens, po.fused);
+      }
+      if (po.has_dec && dec_k > 0) {
         // Per sequence: its query (out_elems) and the cached K and V of its
         // context (in - out, built for the mean context).
+        Operator& d = pr.scratch_decode[i];
         const double ctx_k = it.decode_context / pr.context;
-        m.flops += po.dec.flops * ctx_k;
-        m.in_elems += po.dec.out_elems * dec_k + (po.dec.in_elems - po.dec.out_elems) * ctx_k;
-        m.out_elems += po.dec.out_elems * dec_k;
-        m.weight_elems = std::max(m.weight_elems, po.dec.weight_elems);
-      } else {
-        add_scaled(m, po.dec, dec_k, dec_k);
+        d.phase = Phase::decode;
+        d.flops = po.dec.flops * ctx_k;
+        d.in_elems = po.dec.out_elems * dec_k + (po.dec.in_elems - po.dec.out_elems) * ctx_k;
+        d.out_elems = po.dec.out_elems * dec_k;
+        d.weight_elems = po.dec.weight_elems, d.weight_elems_per_sample = po.dec.weight_elems_per_sample * dec_k;
+        total += price(d, dec_k, po.fused);
       }
+      continue;
     }
+    // Projections, MLPs, norms: one kernel over every token of the
+    // iteration, reading the weights once.
+    m.phase = it.prefill_tokens > 0 ? Phase::prefill : Phase::decode;
+    if (po.has_pre) add_scaled(m, po.pre, pre_k, pre_k);
+    if (po.has_dec) add_scaled(m, po.dec, dec_k, dec_k);
     if (m.flops == 0 && m.in_elems == 0 && m.out_elems == 0) continue;
-    // Per token, priced at the iteration's tokens (the GEMM's M).
     const double out_total = m.out_elems;
-    m.flops /= tokens, m.in_elems /= tokens, m.out_elems /= tokens, m.weight_elems_per_sample /= tokens;
-    total += detail::op_cost(m, tokens, pr.p, *pr.a, pr.e, pr.tp, po.fused).time_s;
+    total += price(m, tokens, po.fused);
     if (pr.tp > 1 && pr.fabric) {
       const double one = detail::collective_s(detail::Collective::all_reduce, out_total * bpe, pr.tp, 1, *pr.fabric);
       if (m.kind == OpKind::norm) norm_comm += m.repeat * one;
@@ -436,12 +451,18 @@ ServeBounds server_bounds(const workload::Workload& w, std::optional<double> tpo
   return b;
 }
 
-Result<IterationTime> roofline_iteration_time(const Request& req, Precision p, const Plan& plan) {
+Result<IterationTime> roofline_iteration_time(const Request& req, const PrecisionMix& p, const Plan& plan) {
   const workload::Workload& w = *req.workload;
-  ROOFTOP_TRY(detail::check_device(*req.accelerator, p));
+  ROOFTOP_TRY(detail::check_device(*req.accelerator, p.compute));
   auto pr = std::make_shared<Pricing>();
   pr->a = req.accelerator;
-  pr->p = p;
+  pr->mix = p;
+  const catalog::Accelerator& a = *req.accelerator;
+  if (p.compute == Precision::int8 && a.dla_int8_ops.known() && w.family != workload::Family::cnn) {
+    pr->gpu_only = a;
+    pr->gpu_only.peak_flop_per_s[static_cast<std::size_t>(Precision::int8)].value = workload_peak(a, p.compute, w.family);
+    pr->a = &pr->gpu_only;
+  }
   pr->e = efficiency_for(*req.accelerator);
   pr->tp = plan.tp;
   if (plan.tp > 1) {
@@ -472,7 +493,8 @@ Result<IterationTime> roofline_iteration_time(const Request& req, Precision p, c
     if (it == pr->ops.end()) it = pr->ops.insert(pr->ops.end(), PairedOp{});
     (op.phase == Phase::prefill ? it->pre : it->dec) = op;
     (op.phase == Phase::prefill ? it->has_pre : it->has_dec) = true;
-    if (it - pr->ops.begin() >= static_cast<std::ptrdiff_t>(pr->scratch.size())) pr->scratch.push_back(op);
+    if (it - pr->ops.begin() >= static_cast<std::ptrdiff_t>(pr->scratch.size()))
+      pr->scratch.push_back(op), pr->scratch_decode.push_back(op);
     it->fused = detail::fused_in_inference(op, w.family);
     if (op.kind == OpKind::norm) pr->any_norm = true;
   }
@@ -517,7 +539,7 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
   cfg.kv_blocks = kv_per_token > 0 ? std::floor(std::max(0.0, room) / kv_per_token / cfg.block_tokens) : 1e12;
   out.plan.mb = max_seqs;
   out.bounds = server_bounds(w, req.latency_target_s);
-  Result<IterationTime> price = roofline_iteration_time(offline, pred->precision, plan);
+  Result<IterationTime> price = roofline_iteration_time(offline, pred->precisions, plan);
   if (!price) return make_error(price.error());
   const int replicas = plan.dp;
   const double kv_tokens = cfg.kv_blocks * cfg.block_tokens;

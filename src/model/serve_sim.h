@@ -119,6 +119,6 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
 // The roofline price of one iteration of `w` under `plan` on `a` at `p`
 // (tensor-parallel all-reduces included); without a decode phase, one
 // forward pass of prefill_tokens samples.
-Result<IterationTime> roofline_iteration_time(const Request& req, Precision p, const Plan& plan);
+Result<IterationTime> roofline_iteration_time(const Request& req, const PrecisionMix& p, const Plan& plan);
 
 }  // namespace rooftop::model

@@ -64,14 +64,56 @@ std::optional<double> leading_number(const std::string& s) {
 }
 
 
-// First word of a precision cell: "FP8 (e4m3fn)" -> fp8, "FP64 data" -> fp64.
-std::optional<Precision> row_precision(const std::string& cell) {
+constexpr const char* kUnits =
+    "TFLOP/s, TOPS, GFLOP/s, GB/s, TB/s, samples/s, queries/s, images/s, FPS, tokens/s, s, ms, us, minutes";
+constexpr const char* kScenarios =
+    "Offline, Server, SingleStream, MultiStream, latency, single-stream LLM decode tokens/s";
+
+// A precision cell in the spellings of published results (text before any
+// parenthesis): "FP8 (e4m3fn)", "FP64 data", "w4a16", "BF16 + FP8 KV",
+// "INT4 weights" (weights only), "FP8/FP16 mixed UNet" (the first format
+// named is the compute one), "quantized" or empty (the default). The error
+// names the column and the value.
+Result<PrecisionSpec> row_precision(const std::string& cell) {
+  std::string head = to_lower(trim(cell.substr(0, cell.find('('))));
+  if (head.empty()) return PrecisionSpec{};
+  if (std::optional<PrecisionSpec> s = parse_precision_spec(head)) return *s;
+  std::vector<std::string> words;
   std::string word;
-  for (char c : trim(cell)) {
-    if (c == ' ' || c == '(' || c == ',') break;
-    word += c;
+  for (char c : head + " ") {
+    if (c == ' ' || c == '/' || c == ',' || c == '+' || c == ';') {
+      if (!word.empty()) words.push_back(word), word.clear();
+    } else {
+      word += c;
+    }
   }
-  return parse_precision(word);
+  PrecisionSpec out;
+  bool understood = false;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::optional<Precision> p = parse_precision(words[i]);
+    const std::string next = i + 1 < words.size() ? words[i + 1] : "";
+    if (!p) {
+      if (words[i] == "quantized" || words[i] == "quantised") understood = true;  // the default: int8/fp8
+      continue;
+    }
+    understood = true;
+    if (next.rfind("weight", 0) == 0) out.weights = out.weights.value_or(*p);
+    else if (next == "kv" || next.rfind("kv-", 0) == 0 || next == "cache") out.kv = out.kv.value_or(*p);
+    else if (!out.compute) out.compute = p;
+  }
+  if (!understood)
+    return make_error(Errc::invalid_input, "column precision: '" + cell + "' is not understood; accepted: " +
+                                               std::string(kPrecisionForms) + ", or MLPerf-style text such as "
+                                               "'FP8', 'INT4 weights', 'FP8/FP16 mixed', 'quantized'");
+  return out;
+}
+
+// The compute precision a kernel row names (GEMM, STREAM): required.
+Result<Precision> kernel_precision(const std::string& cell) {
+  Result<PrecisionSpec> s = row_precision(cell);
+  if (!s) return make_error(s.error());
+  if (!s->compute) return make_error(Errc::invalid_input, "column precision: '" + cell + "' names no compute precision");
+  return *s->compute;
 }
 
 // Factor from base units (FLOP/s, bytes/s, samples/s, seconds) to the row's unit.
@@ -81,11 +123,43 @@ std::optional<double> unit_scale(const std::string& unit) {
   if (u == "gflop/s" || u == "gflops") return 1e-9;
   if (u == "gb/s") return 1e-9;
   if (u == "tb/s") return 1e-12;
-  if (u == "samples/s" || u == "tokens/s" || u == "queries/s") return 1;
+  if (u == "samples/s" || u == "tokens/s" || u == "queries/s" || u == "images/s" || u == "fps" || u == "qps" ||
+      u == "frames/s")
+    return 1;
   if (u == "s") return 1;
   if (u == "minutes" || u == "min") return 1;  // training rows are predicted in minutes
   if (u == "ms") return 1e3;
   if (u == "us") return 1e6;
+  return std::nullopt;
+}
+
+bool is_latency_unit(const std::string& unit) {
+  std::string u = to_lower(trim(unit));
+  return u == "ms" || u == "s" || u == "us";
+}
+
+// How an inference row was run: MLPerf scenario names and the spellings of
+// vendor tables ("latency", "single-stream LLM decode tokens/s").
+struct RowScenario {
+  Scenario scenario = Scenario::offline;
+  int batch = 0;          // MultiStream: 8 samples per query
+  bool decode = false;    // LLM decode rate: 1 / time per output token
+};
+std::optional<RowScenario> row_scenario(const std::string& cell) {
+  std::string t = to_lower(trim(cell));
+  std::string squashed;
+  for (char c : t)
+    if (c != ' ' && c != '-' && c != '_') squashed += c;
+  RowScenario r;
+  if (squashed.empty() || squashed.find("offline") != std::string::npos) return r;
+  if (squashed.find("server") != std::string::npos) return r.scenario = Scenario::server, r;
+  if (squashed.find("multistream") != std::string::npos) return r.batch = 8, r;
+  if (squashed.find("singlestream") != std::string::npos || squashed.find("latency") != std::string::npos ||
+      squashed.find("batch1") != std::string::npos) {
+    r.scenario = Scenario::single_stream;
+    r.decode = squashed.find("decode") != std::string::npos;
+    return r;
+  }
   return std::nullopt;
 }
 
@@ -94,8 +168,8 @@ Result<double> predict_gemm(const MeasurementRow& r, const catalog::Accelerator&
   static const std::regex re(R"(([0-9]+)\s*x\s*([0-9]+)\s*x\s*([0-9]+))");
   if (!std::regex_search(r.workload, m, re))
     return make_error(Errc::invalid_input, "no MxNxK shape in the workload text");
-  std::optional<Precision> p = row_precision(r.precision);
-  if (!p) return make_error(Errc::invalid_input, "precision '" + r.precision + "' not recognised");
+  Result<Precision> p = kernel_precision(r.precision);
+  if (!p) return make_error(p.error());
   method = "gemm " + m[1].str() + "x" + m[2].str() + "x" + m[3].str() + " " + std::string(to_string(*p));
   return gemm_flop_per_s(a, *p, std::stod(m[1]), std::stod(m[2]), std::stod(m[3]));
 }
@@ -106,7 +180,8 @@ Result<double> predict_stream(const MeasurementRow& r, const catalog::Accelerato
   std::smatch m;
   static const std::regex re(R"(([0-9]+)\s*Mi-element)");
   if (std::regex_search(r.workload, m, re)) {
-    double bpe = row_precision(r.precision) ? bytes_per_element(*row_precision(r.precision)) : 8;
+    Result<Precision> p = kernel_precision(r.precision);
+    double bpe = p ? bytes_per_element(*p) : 8;
     bytes = 3 * std::stod(m[1]) * (1 << 20) * bpe;
   }
   method = "stream kernel, " + iec_bytes(bytes);
@@ -151,21 +226,23 @@ Result<double> predict_interconnect(const MeasurementRow& r, const catalog::Acce
 }
 
 Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerator& a, const WorkloadLoader& load,
-                              std::string& method) {
+                              std::string& method, RowResult& band) {
   Result<workload::Workload> w = load(r.model_id, workload::BuildOptions{});
-  if (!w) return make_error(w.error());
+  if (!w) return make_error(Errc::invalid_input, "column model_id: " + w.error().message);
   Request req;
   req.accelerator = &a;
   req.workload = &*w;
   req.count = r.count;
-  if (!trim(r.precision).empty()) {
-    std::optional<Precision> p = row_precision(r.precision);
-    if (!p) return make_error(Errc::invalid_input, "precision '" + r.precision + "' not recognised");
-    req.precision = p;
-  }
-  std::optional<Scenario> sc = parse_scenario(trim(r.scenario));
-  if (!sc) return make_error(Errc::unsupported, "scenario '" + r.scenario + "' is not predicted (offline, server, single-stream)");
-  req.scenario = *sc;
+  Result<PrecisionSpec> spec = row_precision(r.precision);
+  if (!spec) return make_error(spec.error());
+  req.precision = spec->compute;
+  req.weight_precision = spec->weights;
+  req.kv_precision = spec->kv;
+  std::optional<RowScenario> sc = row_scenario(r.scenario);
+  if (!sc)
+    return make_error(Errc::invalid_input, "column scenario: '" + r.scenario + "' is not understood; accepted: " + kScenarios);
+  req.scenario = sc->scenario;
+  if (sc->batch > 0) req.batch = sc->batch;
   if (std::optional<double> b = leading_number(r.batch); b && *b >= 1) req.batch = static_cast<int>(*b);
   // MLPerf recommender harnesses batch user-item pairs; a sample aggregates
   // pairs_per_sample of them (dlrm-v2: 270), so the row's batch in samples is
@@ -175,20 +252,29 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   req.detail = false;
   Result<Prediction> p = predict(req);
   if (!p) return make_error(p.error());
-  method = "predict " + w->id + " " + std::string(to_string(p->precision)) + " batch " + std::to_string(p->batch) +
-           " " + std::string(to_string(*sc));
+  method = "predict " + w->id + " " + to_string(p->precisions) + " batch " + std::to_string(p->batch) + " " +
+           std::string(to_string(sc->scenario)) + (sc->batch > 0 ? " (multi-stream query)" : "");
   std::string unit = to_lower(trim(r.unit));
-  if (unit == "ms" || unit == "s" || unit == "us") return p->latency_s;
+  band.task = "infer";
+  band.family = std::string(workload::to_string(w->family));
+  band.vendor = a.vendor;
+  band.precision = std::string(to_string(p->precision));
+  band.time_metric = is_latency_unit(unit);
+  if (is_latency_unit(unit)) return p->latency_s;
+  if (sc->decode) {
+    if (p->tpot_s <= 0) return make_error(Errc::invalid_input, "column scenario: '" + r.scenario + "' asks for a decode rate but '" + w->id + "' is not an LLM");
+    return 1 / p->tpot_s;
+  }
   double per_device = p->throughput / r.count;
   // A Server row: the highest Poisson rate within the MLPerf bounds, from
   // the scheduler simulation (docs/model.md#serving).
-  if (*sc == Scenario::server) {
+  if (sc->scenario == Scenario::server) {
     Result<ServePrediction> v = simulate_server(req, ServeOptions{});
     if (!v) return make_error(v.error());
     method += ", server simulation " + plain(v->max_rate_per_s) + " requests/s within " + v->bounds.source;
     per_device = v->max_tokens_per_s / r.count;
   }
-  if (unit == "samples/s" && p->throughput_unit == "tokens/s") return per_device / std::max(1, w->output_tokens);
+  if (unit != "tokens/s" && p->throughput_unit == "tokens/s") return per_device / std::max(1, w->output_tokens);
   if (unit == "tokens/s" && p->throughput_unit != "tokens/s")
     return make_error(Errc::unsupported, "row is in tokens/s but '" + w->id + "' is measured in " + p->throughput_unit);
   return per_device;
@@ -198,13 +284,13 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
 // (tokens/s) rows: predict() searches the plan under the row's device count
 // and global batch; time to train = RCP samples to the target / samples/s.
 Result<double> predict_training(const MeasurementRow& r, const catalog::Accelerator& a, const WorkloadLoader& load,
-                                const std::vector<ConvergencePoint>& rcps, std::string& method) {
+                                const std::vector<ConvergencePoint>& rcps, std::string& method, RowResult& band) {
   const Benchmark* bench = mlperf_benchmark(r.model_id);
   workload::BuildOptions shape;
   if (bench && bench->train_seq_len > 0) shape.seq_len = bench->train_seq_len;
   if (bench && bench->pairs_per_sample > 0) shape.pairs_per_sample = bench->pairs_per_sample;
   Result<workload::Workload> w = load(r.model_id, shape);
-  if (!w) return make_error(w.error());
+  if (!w) return make_error(Errc::invalid_input, "column model_id: " + w.error().message);
   if (bench && bench->lora) *w = workload::with_lora(std::move(*w));
   Request req;
   req.accelerator = &a;
@@ -212,23 +298,27 @@ Result<double> predict_training(const MeasurementRow& r, const catalog::Accelera
   req.count = r.count;
   req.task = workload::Task::train;
   req.detail = false;
-  if (!trim(r.precision).empty()) {
-    std::optional<Precision> p = row_precision(r.precision);
-    if (!p) return make_error(Errc::invalid_input, "precision '" + r.precision + "' not recognised");
-    req.precision = p;
-  }
+  Result<PrecisionSpec> spec = row_precision(r.precision);
+  if (!spec) return make_error(spec.error());
+  req.precision = spec->compute;
   std::optional<double> g = leading_number(r.batch);
   if (g && *g >= 1) req.global_batch = static_cast<int>(*g);
   Result<Prediction> p = predict(req);
   if (!p) return make_error(p.error());
   method = "predict train " + w->id + " " + std::string(to_string(p->precision)) + " plan " + to_string(p->plan);
   std::string unit = to_lower(trim(r.unit));
+  band.task = "train";
+  band.family = std::string(workload::to_string(w->family));
+  band.vendor = a.vendor;
+  band.precision = std::string(to_string(p->precision));
+  band.time_metric = unit == "minutes" || unit == "min";
   if (unit == "minutes" || unit == "min") {
     if (!req.global_batch) return make_error(Errc::invalid_input, "time to train needs the global batch (batch_size)");
-    Result<SamplesToTarget> n = samples_to_target(rcps, r.model_id, *req.global_batch);
-    if (!n) return make_error(n.error());
-    method += "; " + plain(n->samples) + " samples, " + n->how;
-    return n->samples / p->samples_per_s / 60;
+    Result<TimeToTarget> t = time_to_target(rcps, r.model_id, *p);
+    if (!t) return make_error(t.error());
+    method += "; " + plain(t->samples) + " samples, " + t->how + "; " + plain(t->evals) + " evaluations, " +
+              plain(t->eval_s) + " s";
+    return t->minutes;
   }
   if (unit == "tokens/s") {
     if (p->throughput_unit != "tokens/s") return make_error(Errc::unsupported, "'" + w->id + "' is not measured in tokens");
@@ -283,24 +373,29 @@ Result<std::vector<MeasurementRow>> parse_measurements(std::string_view text, co
 
 RowResult predict_row(const MeasurementRow& r, const catalog::Catalog& cat, const WorkloadLoader& load,
                       const std::vector<ConvergencePoint>& rcps) {
-  RowResult out{r.id, r.accelerator_id, r.model_id, r.category, r.metric, r.unit, r.measured, std::nullopt, 0, "", ""};
+  RowResult out;
+  out.id = r.id, out.accelerator = r.accelerator_id, out.model = r.model_id, out.category = r.category;
+  out.metric = r.metric, out.unit = r.unit, out.measured = r.measured;
   Result<const catalog::Accelerator*> a = cat.get(r.accelerator_id);
   if (!a) {
-    out.reason = a.error().message;
+    out.reason = "column accelerator_id: " + a.error().message;
     return out;
   }
   std::optional<double> scale = unit_scale(r.unit);
   if (!scale) {
-    out.reason = "unit '" + r.unit + "' is not one rooftop predicts";
+    out.reason = "column unit: '" + r.unit + "' is not one rooftop predicts; accepted: " + kUnits;
     return out;
   }
   std::string cat_name = to_lower(r.category);
-  Result<double> v = make_error(Errc::unsupported, "category '" + r.category + "' is not predicted");
+  Result<double> v = make_error(Errc::unsupported, "column category: '" + r.category +
+                                                       "' is not predicted; accepted: microbench_gemm, microbench_memory_bw, "
+                                                       "microbench_interconnect, mlperf_inference, edge_inference, "
+                                                       "mlperf_training, vendor_train_throughput");
   if (cat_name.find("gemm") != std::string::npos) v = predict_gemm(r, **a, out.method);
   else if (cat_name.find("memory_bw") != std::string::npos) v = predict_stream(r, **a, out.method);
   else if (cat_name.find("interconnect") != std::string::npos) v = predict_interconnect(r, **a, out.method);
-  else if (cat_name.find("inference") != std::string::npos) v = predict_mlperf(r, **a, load, out.method);
-  else if (cat_name.find("train") != std::string::npos) v = predict_training(r, **a, load, rcps, out.method);
+  else if (cat_name.find("inference") != std::string::npos) v = predict_mlperf(r, **a, load, out.method, out);
+  else if (cat_name.find("train") != std::string::npos) v = predict_training(r, **a, load, rcps, out.method, out);
   if (!v) {
     out.reason = v.error().message;
     return out;

@@ -40,6 +40,10 @@ struct RowResult {
   double error_pct = 0;              // (predicted - measured) / measured x 100
   std::string reason;                // why there is no prediction
   std::string method;                // how it was predicted ("gemm 2048x2048x13312 bf16")
+  // End-to-end rows: what the row checks, for the error bands predictions
+  // carry (model/ranges.h); empty for micro-benchmarks.
+  std::string task, family, vendor, precision;
+  bool time_metric = false;          // latency or time to train (lower is better)
 };
 
 struct Validation {

@@ -38,6 +38,10 @@ std::string_view to_string(OpKind k) {
   return "other";
 }
 
+std::string_view to_string(Optimizer o) { return o == Optimizer::adagrad ? "Adagrad" : "Adam"; }
+double optimizer_states(Optimizer o) { return o == Optimizer::adagrad ? 1 : 2; }
+double optimizer_update_elems(Optimizer o) { return o == Optimizer::adagrad ? 5 : 7; }
+
 std::string_view to_string(Family f) {
   switch (f) {
     case Family::cnn: return "cnn";
@@ -66,12 +70,16 @@ std::optional<OpKind> parse_op_kind(std::string_view s) {
 
 // Optimizer operators move fp32 state (master weights, Adam moments,
 // gradients accumulated in fp32) whatever the compute precision.
-double op_bytes(const Operator& op, double batch, Precision p) {
+double op_bytes(const Operator& op, double batch, Precision p) { return op_bytes(op, batch, p, p, p); }
+
+double op_bytes(const Operator& op, double batch, Precision weights_p, Precision activations, Precision kv) {
   double weights = op.weight_elems;
   if (op.weight_elems_per_sample > 0) weights = std::min(op.weight_elems, batch * op.weight_elems_per_sample);
-  double elems = weights + batch * (op.in_elems + op.out_elems);
-  double bpe = op.phase == Phase::optimizer ? 4.0 : bytes_per_element(p);
-  return elems * bpe;
+  if (op.phase == Phase::optimizer) return (weights + batch * (op.in_elems + op.out_elems)) * 4.0;
+  const bool reads_cache = op.phase == Phase::decode && op.kind == OpKind::attention;
+  // The KV cache is stored in at least one byte per element (docs/model.md#memory).
+  const double in_bpe = reads_cache ? std::max(1.0, bytes_per_element(kv)) : bytes_per_element(activations);
+  return weights * bytes_per_element(weights_p) + batch * (op.in_elems * in_bpe + op.out_elems * bytes_per_element(activations));
 }
 
 Totals totals(const std::vector<Operator>& ops, double batch, Precision p) {
@@ -146,6 +154,7 @@ std::vector<Operator> training_ops(const Workload& w) {
     out.push_back(std::move(b));
   }
   double trainable = trainable_params(fwd);
+  const double update = optimizer_update_elems(w.optimizer);
   // Recommenders shard their embedding tables and update only the rows a
   // step touched (sparse row-wise optimizers: HugeCTR, TorchRec), not the
   // whole table: a separate optimizer op reading the touched rows.
@@ -153,16 +162,18 @@ std::vector<Operator> training_ops(const Workload& w) {
     for (const Operator& op : fwd) {
       if (op.kind != OpKind::embedding || op.weight_elems_per_sample <= 0 || op.frozen || op.params <= 0) continue;
       Operator& o = detail::add_op(out, "optimizer.sparse_rows", OpKind::embedding, Phase::optimizer, 0,
-                                   7 * op.params * op.repeat, 0, 0, 1, 0);
-      o.weight_elems_per_sample = 7 * op.weight_elems_per_sample * op.repeat;
+                                   update * op.params * op.repeat, 0, 0, 1, 0);
+      o.weight_elems_per_sample = update * op.weight_elems_per_sample * op.repeat;
       trainable -= op.params * op.repeat;
     }
   }
   if (trainable > 0) {
-    // Adam: read parameter, gradient, m, v; write parameter, m, v. Its ~10
-    // FLOPs per parameter are per step, not per sample, so they are not
+    // Adam: read parameter, gradient, m, v; write parameter, m, v (Adagrad:
+    // parameter, gradient, accumulator; write parameter, accumulator). Its
+    // ~10 FLOPs per parameter are per step, not per sample, so they are not
     // counted (the update is memory-bound on every accelerator).
-    detail::add_op(out, "optimizer.adam", OpKind::elementwise, Phase::optimizer, 0, 7 * trainable, 0, 0, 1, 0);
+    detail::add_op(out, w.optimizer == Optimizer::adagrad ? "optimizer.adagrad" : "optimizer.adam", OpKind::elementwise,
+                   Phase::optimizer, 0, update * trainable, 0, 0, 1, 0);
   }
   return out;
 }

@@ -35,6 +35,15 @@ enum class OpKind {
   other,
 };
 enum class Family { cnn, encoder, decoder_llm, recsys, diffusion, custom, onnx };
+// The optimizer a model trains with: its per-parameter state and the
+// elements one update reads and writes (docs/model.md#memory).
+//   adam:    m and v (2 states); reads parameter, gradient, m, v; writes parameter, m, v (7)
+//   adagrad: one accumulator of squared gradients; reads parameter, gradient, accumulator;
+//            writes parameter, accumulator (5)
+enum class Optimizer { adam, adagrad };
+std::string_view to_string(Optimizer o);
+double optimizer_states(Optimizer o);            // fp32 state elements per parameter
+double optimizer_update_elems(Optimizer o);      // elements one update moves per parameter
 
 std::string_view to_string(Task t);
 std::string_view to_string(Phase p);
@@ -72,6 +81,9 @@ struct Operator {
 
 // Bytes one instance moves at `batch` samples and precision `p`.
 double op_bytes(const Operator& op, double batch, Precision p);
+// The same with weights, activations and the KV cache each in its own
+// format (decode attention reads the cache: its inputs are in `kv`).
+double op_bytes(const Operator& op, double batch, Precision weights, Precision activations, Precision kv);
 // FLOPs of one instance at `batch` samples.
 inline double op_flops(const Operator& op, double batch) { return op.flops * batch; }
 
@@ -114,6 +126,8 @@ struct Workload {
   // `ops` are the training forward pass.
   std::vector<Operator> train_forward_ops;
 
+  Optimizer optimizer = Optimizer::adam;  // what training updates the parameters with
+
   std::vector<std::string> references;  // sources for params / FLOPs / the sample definition
   std::vector<std::string> unsupported_ops;  // ops an importer could not cost (listed, never zero)
 };
@@ -130,7 +144,8 @@ struct BuildOptions {
 
 // Training step operators (forward, backward, optimizer) derived from the
 // inference forward operators: backward = 2x forward FLOPs (grads of inputs
-// and of weights), optimizer = Adam-style update over all parameters.
+// and of weights), optimizer = the workload's optimizer (Adam or Adagrad)
+// update over the trainable parameters.
 std::vector<Operator> training_ops(const Workload& w);
 
 // The forward operators one training sample runs (train_forward_ops, or the

@@ -122,6 +122,8 @@ Result<Workload> parse_model(std::string_view text, const std::string& file, con
   for (const auto& [n, fn] : kBuilders) names.emplace_back(n);
   names.emplace_back("ops");
   std::string builder = top.choice("builder", names).value_or(top.has("ops") ? "ops" : "");
+  // The optimizer training uses (default Adam; recommenders train with Adagrad).
+  const std::optional<std::string> optimizer = top.choice("optimizer", {"adam", "adagrad"});
   std::optional<Workload> w;
   if (builder == "ops") {
     w = read_ops(top, opts);
@@ -144,6 +146,7 @@ Result<Workload> parse_model(std::string_view text, const std::string& file, con
   w->id = id;
   w->name = name;
   w->references = refs;
+  if (optimizer == "adagrad") w->optimizer = Optimizer::adagrad;
   return std::move(*w);
 }
 

@@ -6,7 +6,7 @@
 # examples run; bad input exits 2.
 # labels: deploy
 set -euo pipefail
-mkdir -p "$WORK" && cd "$WORK" && rm -rf serve from-advise keda monitor monitor-rt monitor-multi helm-* vendor-* k8s chart
+mkdir -p "$WORK" && cd "$WORK" && rm -rf serve from-advise keda keda-team-b monitor monitor-rt monitor-multi helm-* vendor-* k8s chart
 PY=/usr/bin/python3
 SCHEMA="$SRC/tests/data/k8s/openapi-subset.json"
 CHECK="$PY $SRC/tests/deploy_check.py"
@@ -50,6 +50,11 @@ $CHECK helm helm-serve/llama70b serve
 "$ROOFTOP" deploy serve --scenario "$SRC/data/scenarios/llama2-70b-serving.yaml" --autoscaler keda --format helm \
   --out helm-keda >/dev/null
 $CHECK helm helm-keda/llama-2-70b keda
+# Installed in another namespace, the chart's KEDA query follows it.
+"$ROOFTOP" deploy serve --scenario "$SRC/data/scenarios/llama2-70b-serving.yaml" --autoscaler keda \
+  --namespace team-b --out keda-team-b >/dev/null
+grep -q 'namespace="team-b"' keda-team-b/keda-scaledobject.yaml
+$CHECK helm helm-keda/llama-2-70b keda-team-b namespace=team-b
 "$ROOFTOP" deploy monitor --format helm --out helm-monitor >/dev/null
 $CHECK helm helm-monitor/rooftop-monitor monitor
 cmp helm-monitor/rooftop-monitor/files/prometheus.yml monitor/prometheus.yml

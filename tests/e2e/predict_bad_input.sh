@@ -25,6 +25,13 @@ grep -q -- "--count" err.txt
 expect_2 P --model resnet50 --accelerator nvidia-t4 --precision fp8
 grep -q "fp16" err.txt && grep -q "fp8" err.txt
 expect_2 P --model resnet50 --accelerator nvidia-t4 --precision fp7
+grep -q -- "--precision: unknown precision 'fp7'; accepted: .*w4a16.*fp8-kv" err.txt
+expect_2 P --model llama-2-7b --accelerator nvidia-h100-sxm5-80gb --precision w4a16+w8a8
+grep -q "unknown precision 'w4a16+w8a8'" err.txt
+expect_2 P --model llama-2-7b --accelerator nvidia-h100-sxm5-80gb --task train --precision w4a16
+grep -q -- "--precision" err.txt && grep -q "give one precision" err.txt
+expect_2 P --model resnet50 --accelerator nvidia-t4 --scenario server --latency-target 100furlongs
+grep -q -- "--latency-target: unknown duration unit 'furlongs'.*(use ms, s" err.txt
 expect_2 P --model resnet50 --accelerator nvidia-t4 --scenario multistream
 expect_2 P --model llama-3.1-405b --accelerator nvidia-t4
 grep -q "does not fit" err.txt && grep -q "try --count" err.txt

@@ -118,6 +118,18 @@ TEST(Scenario, WeightsAndConsumerParts) {
   EXPECT_NE(e.find("tco"), std::string::npos) << e;
 }
 
+TEST(Scenario, PrecisionsTakeWeightAndKvForms) {
+  Result<Scenario> s = parse("name: x\nworkload: {model: llama-2-7b, task: infer, precisions: [w4a16, fp8-kv, bf16]}\n"
+                             "objective: {throughput_per_s: 10}\n");
+  ASSERT_TRUE(s) << s.error().what();
+  EXPECT_EQ(s->precisions, (std::vector<Precision>{Precision::fp16, Precision::bf16}));
+  EXPECT_EQ(s->weight_precision, Precision::int4);
+  EXPECT_EQ(s->kv_precision, Precision::fp8);
+  std::string e = error_of("name: x\nworkload: {model: m, task: infer, precisions: [w3a16]}\nobjective: {throughput_per_s: 1}\n");
+  EXPECT_NE(e.find("unknown precision 'w3a16'"), std::string::npos) << e;
+  EXPECT_NE(e.find("w4a16"), std::string::npos) << e;
+}
+
 TEST(Scenario, MissingSectionsAndBadValues) {
   EXPECT_NE(error_of("name: x\n").find("missing required section 'workload'"), std::string::npos);
   std::string e = error_of("name: x\nworkload: {model: m, task: infer, precisions: [fp17]}\nobjective: {throughput_per_s: -1}\n");

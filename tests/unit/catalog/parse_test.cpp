@@ -59,6 +59,27 @@ TEST(CatalogParse, GoodFileInBaseUnits) {
   EXPECT_EQ(source_key(*a, a->power_w.source), "sheet");
 }
 
+TEST(CatalogParse, GemmStructureFields) {
+  Result<Accelerator> a = parse(std::string(kMinimal) +
+                                "  units: 16\n  tile_m: 128\n  tile_n: {value: 256, source: s}\n  tile_k: 64\n"
+                                "  tile_min: 64\n  attention_fraction: 0.7\n  dla_int8: {value: 10, source: s, derived: \"20 sparse / 2\"}\n");
+  ASSERT_TRUE(a.has_value()) << a.error().what();
+  EXPECT_DOUBLE_EQ(*a->compute_units.value, 16);
+  EXPECT_DOUBLE_EQ(*a->tile_m.value, 128);
+  EXPECT_DOUBLE_EQ(*a->tile_n.value, 256);
+  EXPECT_DOUBLE_EQ(*a->tile_k.value, 64);
+  EXPECT_DOUBLE_EQ(*a->tile_min.value, 64);
+  EXPECT_DOUBLE_EQ(*a->attention_fraction.value, 0.7);
+  EXPECT_DOUBLE_EQ(*a->dla_int8_ops.value, 10e12);
+  EXPECT_EQ(a->dla_int8_ops.derived, "20 sparse / 2");
+  EXPECT_EQ(a->compute_units.source, "test sheet");
+  // A fraction above 1 and a zero tile are refused with the field's name.
+  Result<Accelerator> bad = parse(std::string(kMinimal) + "  attention_fraction: 1.4\n  tile_m: 0\n");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().what().find("compute.attention_fraction"), std::string::npos) << bad.error().what();
+  EXPECT_NE(bad.error().what().find("compute.tile_m"), std::string::npos) << bad.error().what();
+}
+
 TEST(CatalogParse, NullAndAbsentAreUnknown) {
   Result<Accelerator> a = parse(fixture("good-card.yaml"), "good-card.yaml");
   ASSERT_TRUE(a.has_value()) << a.error().what();

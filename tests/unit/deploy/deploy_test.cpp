@@ -61,6 +61,23 @@ TEST(Chart, HelmTemplatesSubstituteOnlyTheChartValues) {
   EXPECT_NE(t.find("other: 2\n"), std::string::npos) << t;
 }
 
+TEST(Chart, HelmValueInsideAQueryKeepsItsQuotes) {
+  const std::string query = "sum(q{namespace=\"app\",app_kubernetes_io_name=\"app\",xnamespace=\"app\"})";
+  std::vector<Manifest> m = {{"s.yaml", Tree{{"kind", "ScaledObject"},
+                                             {"metadata", Tree{{"name", "app"}, {"namespace", "app"}}},
+                                             {"spec", Tree{{"query", query}, {"other", "\"app\""}}}}}};
+  Chart chart{"app", "test", {{"namespace", {"namespace"}, "app", {{"query", "namespace"}}}}};
+  std::vector<File> files = write_manifests(m, {}, Format::helm, chart);
+  ASSERT_EQ(files.size(), 3u);
+  const std::string& t = files[2].content;
+  EXPECT_NE(t.find("namespace: {{ .Values.namespace }}\n"), std::string::npos) << t;
+  // Only the namespace matcher becomes the value, inside its quotes; the app
+  // name (equal today, free to differ) and a label ending in "namespace" stay.
+  EXPECT_NE(t.find("{namespace=\"{{ .Values.namespace }}\",app_kubernetes_io_name=\"app\",xnamespace=\"app\"}"),
+            std::string::npos) << t;
+  EXPECT_EQ(t.find("other: {{"), std::string::npos) << t;
+}
+
 TEST(Resources, VendorsMapToDevicePluginResources) {
   EXPECT_EQ(device_resource_for(gpu("nvidia"))->resource, "nvidia.com/gpu");
   EXPECT_EQ(device_resource_for(gpu("amd"))->resource, "amd.com/gpu");

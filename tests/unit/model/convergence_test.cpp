@@ -44,5 +44,53 @@ TEST(Convergence, ErrorsNameTheModelOrTheFile) {
                          "neg.csv"));
 }
 
+TEST(Convergence, EvaluationIntervalsFollowTheRules) {
+  // BERT: floor(0.05 x (230.23 x 448 + 3,000,000) / 25,000) x 25,000 = floor(155,157 / 25,000) x 25,000.
+  EXPECT_DOUBLE_EQ(eval_interval(*mlperf_benchmark("bert-large"), 448), 150000);
+  EXPECT_DOUBLE_EQ(eval_interval(*mlperf_benchmark("bert-large"), 14336), 300000);  // 315,032 -> 300,000
+  EXPECT_DOUBLE_EQ(eval_interval(*mlperf_benchmark("resnet50"), 3264), 4 * 1281167.0);
+  EXPECT_DOUBLE_EQ(eval_interval(*mlperf_benchmark("llama-2-70b"), 8), 384);
+  // Stable Diffusion evaluates offline: nothing in the timed region.
+  EXPECT_DOUBLE_EQ(eval_interval(*mlperf_benchmark("stable-diffusion-v2"), 256), 0);
+}
+
+TEST(Convergence, EvaluationsArePipelinedForwardPassesOfTheEvalSet) {
+  const Benchmark& lora = *mlperf_benchmark("llama-2-70b");
+  Plan p;
+  p.dp = 8, p.mb = 1;
+  // 3,840 samples / 384 = 10 evaluations of 173 samples: ceil(173 / 8) = 22 steps of 2 s.
+  double evals = 0;
+  EXPECT_DOUBLE_EQ(eval_seconds(lora, 3840, p, 2.0, &evals), 10 * 22 * 2.0);
+  EXPECT_DOUBLE_EQ(evals, 10);
+  // Four pipeline stages: 3 more stage slots of fill per evaluation.
+  p.dp = 2, p.pp = 4;
+  EXPECT_DOUBLE_EQ(eval_seconds(lora, 3840, p, 0.5), 10 * (87 + 3) * 0.5);
+  EXPECT_DOUBLE_EQ(eval_seconds(*mlperf_benchmark("stable-diffusion-v2"), 1e6, p, 1.0, &evals), 0);
+  EXPECT_DOUBLE_EQ(evals, 0);
+}
+
+TEST(Convergence, TimeToTargetAddsTheEvaluations) {
+  Result<std::vector<ConvergencePoint>> r = parse_rcp(kCsv, "rcp.csv");
+  ASSERT_TRUE(r);
+  Prediction pr;
+  pr.task = workload::Task::train;
+  pr.plan.dp = 8, pr.plan.mb = 408;  // global batch 3,264
+  pr.samples_per_s = 20000;
+  pr.eval_stage_s = 0.1;
+  Result<TimeToTarget> t = time_to_target(*r, "resnet50", pr);
+  ASSERT_TRUE(t) << t.error().message;
+  const double samples = 35.2 * 1281167;
+  EXPECT_EQ(t->global_batch, 3264);
+  EXPECT_DOUBLE_EQ(t->samples, samples);
+  EXPECT_DOUBLE_EQ(t->train_s, samples / 20000);
+  // Every 4 epochs (8.8 evaluations), each ceil(50,000 / 3,264) = 16 steps of 0.1 s.
+  EXPECT_DOUBLE_EQ(t->evals, 8.8);
+  EXPECT_NEAR(t->eval_s, 8.8 * 16 * 0.1, 1e-9);
+  EXPECT_NEAR(t->minutes, (samples / 20000 + 8.8 * 1.6) / 60, 1e-9);
+  EXPECT_NE(t->how.find("50,000"), std::string::npos);
+  Prediction infer;
+  EXPECT_FALSE(time_to_target(*r, "resnet50", infer));
+}
+
 }  // namespace
 }  // namespace rooftop::model

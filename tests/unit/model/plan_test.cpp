@@ -108,6 +108,23 @@ TEST(Collectives, InsideOneDomainAreRings) {
   EXPECT_DOUBLE_EQ(detail::collective_s(Collective::all_reduce, S, 1, 1, f), 0);
 }
 
+TEST(Collectives, ATorusRunsOneRingPerDimension) {
+  detail::Fabric f = fabric();
+  using detail::Collective;
+  f.domain = 4096;
+  f.torus_dims = 3;
+  const double S = 8e9, B = 80e9;
+  // 4,096 chips of a 3D torus: three rings of 16, 3 x 15 = 45 latency steps per pass, not 4,095.
+  EXPECT_NEAR(detail::collective_s(Collective::all_reduce, S, 4096, 1, f), 2 * 4095.0 / 4096 * S / B + 2 * 45e-6, 1e-12);
+  EXPECT_NEAR(detail::collective_s(Collective::reduce_scatter, S, 4096, 1, f), 4095.0 / 4096 * S / B + 45e-6, 1e-12);
+  // A 2D torus of 256: two rings of 16.
+  f.torus_dims = 2;
+  EXPECT_NEAR(detail::collective_s(Collective::all_gather, S, 256, 1, f), 255.0 / 256 * S / B + 30e-6, 1e-12);
+  // All-to-all still pairs every rank; small groups never take more steps than a flat ring.
+  EXPECT_NEAR(detail::collective_s(Collective::all_to_all, S, 256, 1, f), 255.0 / 256 * S / B + 255e-6, 1e-12);
+  EXPECT_NEAR(detail::collective_s(Collective::all_reduce, S, 2, 1, f), 2 * 0.5 * S / B + 2e-6, 1e-12);
+}
+
 TEST(Collectives, FullMeshUsesOnlyThePeerLinksARingNeeds) {
   detail::Fabric f = fabric();
   f.up.peers = 7;  // the 100 GB/s is the sum over 7 peer links

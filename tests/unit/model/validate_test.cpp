@@ -26,7 +26,7 @@ catalog::Catalog one_gpu() {
 WorkloadLoader loader() {
   return [](const std::string& id, const workload::BuildOptions&) -> Result<workload::Workload> {
     if (id == "test-mlp") return matmul_model(1e9);
-    if (id == "test-llm") return llm_model();
+    if (id == "test-llm") return testing::llm_model();
     if (id == "test-recsys") {
       workload::Workload w = matmul_model(1e9);
       w.id = id;
@@ -120,6 +120,16 @@ TEST(Rows, StreamAllReduceAndCopy) {
   EXPECT_NEAR(*copy.predicted, 160, 0.01);
 }
 
+// The request an fp16 inference row of test-mlp at batch 1 amounts to.
+Request fp16_batch1(const catalog::Accelerator& a, const workload::Workload& w) {
+  Request req;
+  req.accelerator = &a;
+  req.workload = &w;
+  req.precision = Precision::fp16;
+  req.batch = 1;
+  return req;
+}
+
 TEST(Rows, LlmServerRowsComeFromTheSchedulerSimulation) {
   catalog::Catalog c = one_gpu();
   MeasurementRow m = row("mlperf_inference", "test-llm", "x", "FP16", "tokens/s", "tokens/s", 400, 1);
@@ -127,7 +137,7 @@ TEST(Rows, LlmServerRowsComeFromTheSchedulerSimulation) {
   RowResult r = predict_row(m, c, loader());
   ASSERT_TRUE(r.predicted) << r.reason;
   catalog::Accelerator a = test_gpu();
-  workload::Workload w = llm_model();
+  workload::Workload w = testing::llm_model();
   Request req;
   req.accelerator = &a;
   req.workload = &w;
@@ -161,11 +171,7 @@ TEST(Rows, InferenceRowsGoThroughPredictPerAccelerator) {
   ASSERT_TRUE(r.predicted) << r.reason;
   catalog::Accelerator a = test_gpu();
   workload::Workload w = matmul_model(1e9);
-  Request req;
-  req.accelerator = &a;
-  req.workload = &w;
-  req.precision = Precision::fp16;
-  req.batch = 1;
+  Request req = fp16_batch1(a, w);
   EXPECT_NEAR(*r.predicted, predict(req)->throughput, 1e-6);
   m.scenario = "SingleStream";
   m.unit = "ms";
@@ -175,6 +181,73 @@ TEST(Rows, InferenceRowsGoThroughPredictPerAccelerator) {
   EXPECT_NE(predict_row(m, c, loader()).reason.find("nope"), std::string::npos);
   m.accelerator_id = "other-gpu";
   EXPECT_FALSE(predict_row(m, c, loader()).predicted);
+}
+
+TEST(Rows, PublishedSpellingsOfUnitsScenariosAndPrecisions) {
+  catalog::Catalog c = one_gpu();
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);
+  Request req = fp16_batch1(a, w);
+  const double per_s = predict(req)->throughput;
+  MeasurementRow m = row("mlperf_inference", "test-mlp", "x", "FP16", "throughput", "samples/s", 400);
+  m.batch = "1";
+  for (const char* unit : {"images/s", "FPS", "queries/s", "samples/s"}) {
+    m.unit = unit;
+    RowResult r = predict_row(m, c, loader());
+    ASSERT_TRUE(r.predicted) << unit << ": " << r.reason;
+    EXPECT_NEAR(*r.predicted, per_s, 1e-6) << unit;
+  }
+  // "latency" and SingleStream: one sample; MultiStream: one query of 8.
+  m.unit = "ms";
+  m.batch = "";
+  m.scenario = "latency";
+  EXPECT_NEAR(*predict_row(m, c, loader()).predicted, predict(req)->latency_s * 1e3, 1e-9);
+  m.scenario = "Single Stream";
+  EXPECT_NEAR(*predict_row(m, c, loader()).predicted, predict(req)->latency_s * 1e3, 1e-9);
+  m.scenario = "MultiStream";
+  req.batch = 8;
+  RowResult ms = predict_row(m, c, loader());
+  ASSERT_TRUE(ms.predicted) << ms.reason;
+  EXPECT_NEAR(*ms.predicted, predict(req)->latency_s * 1e3, 1e-9);
+  req.batch = 1;
+  // Precisions: weights only, mixed (the first format named computes), quantized (the default).
+  m.scenario = "Offline";
+  m.unit = "samples/s";
+  m.batch = "1";
+  m.precision = "INT4 weights";
+  RowResult w4 = predict_row(m, c, loader());
+  ASSERT_TRUE(w4.predicted) << w4.reason;
+  EXPECT_NE(w4.method.find("int4 weights"), std::string::npos) << w4.method;
+  m.precision = "FP16/FP8 mixed UNet";
+  RowResult mixed = predict_row(m, c, loader());
+  ASSERT_TRUE(mixed.predicted) << mixed.reason;
+  EXPECT_NEAR(*mixed.predicted, per_s, 1e-6);
+  m.precision = "quantized";
+  EXPECT_TRUE(predict_row(m, c, loader()).predicted);
+  m.precision = "w4a16";
+  EXPECT_TRUE(predict_row(m, c, loader()).predicted);
+  // What still cannot be predicted names the column and the value.
+  m.precision = "mystery";
+  RowResult bad = predict_row(m, c, loader());
+  EXPECT_FALSE(bad.predicted);
+  EXPECT_NE(bad.reason.find("column precision: 'mystery'"), std::string::npos) << bad.reason;
+  m.precision = "FP16";
+  m.unit = "furlongs/s";
+  bad = predict_row(m, c, loader());
+  EXPECT_NE(bad.reason.find("column unit: 'furlongs/s'"), std::string::npos) << bad.reason;
+  EXPECT_NE(bad.reason.find("images/s"), std::string::npos);
+  m.unit = "samples/s";
+  m.scenario = "Bursty";
+  bad = predict_row(m, c, loader());
+  EXPECT_NE(bad.reason.find("column scenario: 'Bursty'"), std::string::npos) << bad.reason;
+  m.scenario = "single-stream LLM decode tokens/s";
+  m.unit = "tokens/s";
+  bad = predict_row(m, c, loader());
+  EXPECT_FALSE(bad.predicted);
+  EXPECT_NE(bad.reason.find("not an LLM"), std::string::npos) << bad.reason;
+  m.scenario = "Offline";
+  m.model_id = "nope";
+  EXPECT_NE(predict_row(m, c, loader()).reason.find("column model_id"), std::string::npos);
 }
 
 TEST(Validate, MedianOverPredictedRowsOnly) {

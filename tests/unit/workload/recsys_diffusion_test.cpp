@@ -36,6 +36,23 @@ TEST(DlrmV2, EmbeddingTablesAndTotalParameters) {
   EXPECT_DOUBLE_EQ(emb.weight_elems_per_sample, 214.0 * 270 * 128);
 }
 
+TEST(DlrmV2, TrainsWithAdagrad) {
+  Workload w = zoo("dlrm-v2");
+  EXPECT_EQ(w.optimizer, Optimizer::adagrad);
+  // The sparse rows and the dense update each move 5 fp32 elements per
+  // parameter (read parameter, gradient, accumulator; write parameter,
+  // accumulator), not Adam's 7.
+  double dense = 0, rows = 0;
+  for (const Operator& op : training_ops(w)) {
+    if (op.name == "optimizer.adagrad") dense = op.weight_elems;
+    if (op.name == "optimizer.sparse_rows") rows = op.weight_elems;
+  }
+  const Operator& emb = w.ops.front();
+  EXPECT_DOUBLE_EQ(rows, 5 * emb.weight_elems);
+  EXPECT_DOUBLE_EQ(dense, 5 * (w.params - emb.weight_elems));
+  EXPECT_EQ(zoo("bert-large").optimizer, Optimizer::adam);
+}
+
 TEST(DlrmV2, FlopsPerSampleFromTheArchitecture) {
   Workload w = zoo("dlrm-v2");
   // Per pair: bottom 13-512-256-128, DCN 3 x (3456x512 + 512x3456), top

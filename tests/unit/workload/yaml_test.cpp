@@ -77,6 +77,15 @@ TEST(CustomYaml, Errors) {
                "bad.yaml:3", "heads (3) must divide hidden (100)");
   expect_error("builder: transformer\nconfig:\n  kind: decoder\n  layers: 0\n", "bad.yaml:4", "out of range");
   expect_error("builder: cnn\n", "bad.yaml:1", "'builder' must be one of");
+  expect_error("name: x\noptimizer: sgd\nsample: s\nops:\n  - {name: a, kind: matmul, flops: 2}\n", "bad.yaml:2",
+               "must be one of");
+}
+
+TEST(CustomYaml, OptimizerKey) {
+  Result<Workload> w = parse_workload_yaml(std::string(kOps) + "optimizer: adagrad\n", "tiny.yaml", {});
+  ASSERT_TRUE(w) << w.error().what();
+  EXPECT_EQ(w->optimizer, Optimizer::adagrad);
+  EXPECT_EQ(parse_workload_yaml(kOps, "tiny.yaml", {})->optimizer, Optimizer::adam);
 }
 
 TEST(CustomYaml, FixedShapeRejectsShapeOptions) {
