@@ -138,10 +138,8 @@ TEST(Rows, LlmServerRowsComeFromTheSchedulerSimulation) {
   ASSERT_TRUE(r.predicted) << r.reason;
   catalog::Accelerator a = test_gpu();
   workload::Workload w = testing::llm_model();
-  Request req;
-  req.accelerator = &a;
-  req.workload = &w;
-  req.precision = Precision::fp16;
+  Request req = fp16_batch1(a, w);
+  req.batch.reset();  // the row gives none
   req.scenario = Scenario::server;
   req.detail = false;
   Result<ServePrediction> v = simulate_server(req, ServeOptions{});
