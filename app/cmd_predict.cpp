@@ -14,6 +14,8 @@
 #include "inputs.h"
 #include "embedded/embedded.h"
 #include "model/model.h"
+#include "model/serve_sim.h"
+#include "core/yaml.h"
 #include "model/ranges.h"
 #include "report/report.h"
 
@@ -23,7 +25,10 @@ namespace {
 using nlohmann::json;
 
 struct PredictOptions {
-  std::string model, accelerator, task = "infer", precision, scenario = "offline", latency_target, plan;
+  std::string model, accelerator, task = "infer", precision, scenario = "offline", latency_target, plan, trace;
+  std::optional<double> rate;
+  double chunk_tokens = 2048;
+  bool scenario_given = false;
   int count = 1;
   std::optional<int> batch, input_tokens, output_tokens, seq, global_batch;
   bool to_target = false;
@@ -118,6 +123,86 @@ json prediction_json(const model::Prediction& p, const std::optional<ToTarget>& 
   return j;
 }
 
+json stats_json(const model::ServeStats& s) {
+  auto pct = [](const model::Percentiles& p) { return json{{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}}; };
+  return {{"requests", s.requests},         {"duration_s", s.duration_s},
+          {"tokens_per_s", s.tokens_per_s}, {"requests_per_s", s.requests_per_s},
+          {"ttft_s", pct(s.ttft_s)},        {"itl_s", pct(s.itl_s)},
+          {"tpot_s", pct(s.tpot_s)},        {"tpot_with_first_s", pct(s.tpot_with_first_s)},
+          {"latency_s", pct(s.latency_s)},  {"iterations", s.iterations},
+          {"preemptions", s.preemptions}};
+}
+
+json serving_json(const model::ServePrediction& v) {
+  const model::ServeBounds& b = v.bounds;
+  json j = {{"kind", v.llm ? "llm" : "one-pass"},
+            {"plan", model::to_string(v.plan)},
+            {"max_sequences", v.scheduler.max_seqs},
+            {"kv_blocks", v.scheduler.kv_blocks},
+            {"block_tokens", v.scheduler.block_tokens},
+            {"chunk_tokens", v.scheduler.chunk_tokens},
+            {"bounds", {{"ttft_p99_s", b.ttft_s > 0 ? json(b.ttft_s) : json(nullptr)},
+                        {"tpot_p99_s", b.tpot_s > 0 ? json(b.tpot_s) : json(nullptr)},
+                        {"latency_p99_s", b.latency_s > 0 ? json(b.latency_s) : json(nullptr)},
+                        {"source", b.source}}},
+            {"max_rate_per_s", v.max_rate_per_s},
+            {"max_tokens_per_s", v.max_tokens_per_s},
+            {"at_max_rate", stats_json(v.at_max)}};
+  if (v.at_rate.requests > 0) {
+    j["rate_per_s"] = v.rate_per_s ? json(*v.rate_per_s) : json(nullptr);
+    j["at_rate"] = stats_json(v.at_rate);
+  }
+  return j;
+}
+
+std::string serving_text(const model::ServePrediction& v) {
+  auto pct = [](const model::Percentiles& p) {
+    return fmt::format("{} / {} / {}", human_seconds(p.p50), human_seconds(p.p90), human_seconds(p.p99));
+  };
+  auto rows = [&](report::Table& t, const model::ServeStats& s) {
+    if (!v.llm) {
+      t.rows.push_back({"  latency p50 / p90 / p99", pct(s.latency_s)});
+      t.rows.push_back({"  simulated", fmt::format("{} requests in {} batches over {}", s.requests, s.iterations,
+                                                   human_seconds(s.duration_s))});
+      return;
+    }
+    t.rows.push_back({"  TTFT p50 / p90 / p99", pct(s.ttft_s)});
+    t.rows.push_back({"  inter-token latency", pct(s.itl_s)});
+    t.rows.push_back({"  TPOT (after the first token)", pct(s.tpot_s)});
+    t.rows.push_back({"  TPOT (with the first token)", pct(s.tpot_with_first_s)});
+    t.rows.push_back({"  request latency", pct(s.latency_s)});
+    t.rows.push_back({"  simulated", fmt::format("{} requests, {} iterations, {} preemptions over {}", s.requests,
+                                                 s.iterations, s.preemptions, human_seconds(s.duration_s))});
+  };
+  const model::ServeBounds& b = v.bounds;
+  std::string bounds;
+  if (b.ttft_s > 0) bounds += "TTFT p99 <= " + human_seconds(b.ttft_s);
+  if (b.tpot_s > 0) bounds += (bounds.empty() ? "" : ", ") + std::string("TPOT p99 <= ") + human_seconds(b.tpot_s);
+  if (b.latency_s > 0) bounds += (bounds.empty() ? "" : ", ") + std::string("latency p99 <= ") + human_seconds(b.latency_s);
+  report::Table t;
+  t.headers = {"server simulation", "value"};
+  const std::string unit = v.llm ? "tokens/s" : "samples/s";
+  if (v.llm)
+    t.rows.push_back({"scheduler", fmt::format("continuous batching, up to {} sequences per replica, {} KV blocks of {} tokens, {}",
+                                               v.scheduler.max_seqs, plain(v.scheduler.kv_blocks), v.scheduler.block_tokens,
+                                               v.scheduler.chunk_tokens > 0 ? fmt::format("prefill chunks of {} tokens", plain(v.scheduler.chunk_tokens))
+                                                                            : std::string("whole prompts"))});
+  else
+    t.rows.push_back({"scheduler", fmt::format("queued requests run together, up to {} per batch per replica", v.scheduler.max_seqs)});
+  if (v.at_rate.requests > 0) {
+    t.rows.push_back({v.rate_per_s ? fmt::format("at {} requests/s", plain(*v.rate_per_s)) : std::string("at the trace's arrivals"),
+                      si(v.at_rate.tokens_per_s, unit)});
+    rows(t, v.at_rate);
+  }
+  if (v.max_rate_per_s > 0)
+    t.rows.push_back({"highest rate within bounds", fmt::format("{} requests/s = {} ({}; {})", plain(v.max_rate_per_s),
+                                                                si(v.max_tokens_per_s, unit), bounds, b.source)});
+  else
+    t.rows.push_back({"highest rate within bounds", fmt::format("none: even a light load misses {} ({})", bounds, b.source)});
+  if (v.at_max.requests > 0) rows(t, v.at_max);
+  return "\n" + t.render_text();
+}
+
 // "(likely 2.50 k-3.50 k)" after a value.
 std::string likely(const std::optional<model::Range>& r, const std::string& unit, bool seconds) {
   if (!r) return {};
@@ -202,9 +287,26 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   }
   std::optional<workload::Task> task = workload::parse_task(o.task);
   if (!task) return report_error({Errc::invalid_input, "unknown task '" + o.task + "' (infer or train)", "--task"});
-  std::optional<model::Scenario> scenario = model::parse_scenario(o.scenario);
+  const bool simulate = o.rate || !o.trace.empty();
+  std::optional<model::Scenario> scenario = model::parse_scenario(simulate && !o.scenario_given ? "server" : o.scenario);
   if (!scenario)
     return report_error({Errc::invalid_input, "unknown scenario '" + o.scenario + "' (offline, server, single-stream)", "--scenario"});
+  if (simulate && *scenario != model::Scenario::server)
+    return report_error({Errc::invalid_input, "--rate and --trace simulate the server scenario, not '" + o.scenario + "'", "--scenario"});
+  model::ServeOptions serve;
+  serve.rate_per_s = o.rate;
+  serve.chunk_tokens = o.chunk_tokens;
+  if (o.rate && !(*o.rate > 0)) return report_error({Errc::invalid_input, "must be a positive number of requests per second", "--rate"});
+  if (o.chunk_tokens < 0) return report_error({Errc::invalid_input, "must not be negative", "--chunk-tokens"});
+  if (!o.trace.empty()) {
+    Result<std::string> text = read_file(o.trace);
+    if (!text) return report_error({Errc::invalid_input, text.error().message, "--trace " + o.trace});
+    Result<std::vector<model::ServeRequest>> trace = model::parse_serve_trace(*text, o.trace, &serve.trace_has_arrivals);
+    if (!trace) return report_error(trace.error());
+    if (serve.trace_has_arrivals && o.rate)
+      return report_error({Errc::invalid_input, "the trace gives its own arrivals (arrival_s); drop --rate or the column", "--rate"});
+    serve.trace = std::move(*trace);
+  }
   model::Request req;
   req.accelerator = *acc;
   req.count = o.count;
@@ -261,7 +363,22 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   if (!bands) return report_error(bands.error());
   model::Sureness sure = model::sureness(*bands, workload::to_string(p->task), workload::to_string(w->family),
                                          (*acc)->vendor, to_string(p->precision), p->throughput, p->latency_s);
-  std::string text = o.json ? prediction_json(*p, tt, sure).dump(2) + "\n" : text_output(*p, tt, o.top, sure);
+  // The Server scenario is simulated (docs/model.md#serving).
+  std::optional<model::ServePrediction> served;
+  if (req.task == workload::Task::infer && *scenario == model::Scenario::server) {
+    Result<model::ServePrediction> v = model::simulate_server(req, serve);
+    if (!v) return report_error(v.error());
+    served = std::move(*v);
+  }
+  std::string text;
+  if (o.json) {
+    json j = prediction_json(*p, tt, sure);
+    if (served) j["serving"] = serving_json(*served);
+    text = j.dump(2) + "\n";
+  } else {
+    text = text_output(*p, tt, o.top, sure);
+    if (served) text += serving_text(*served);
+  }
   std::fputs(text.c_str(), stdout);
   return kExitOk;
 }
@@ -292,6 +409,12 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--seq", o->seq, "Sequence length (encoders, LLM training)");
   sub->add_option("--scenario", o->scenario, "offline, server or single-stream (default offline)");
   sub->add_option("--latency-target", o->latency_target, "Server latency budget (\"100ms\"; LLMs: time per output token)");
+  sub->add_option("--rate", o->rate,
+                  "Server: simulate Poisson arrivals at this many requests/s (all devices); implies --scenario server");
+  sub->add_option("--trace", o->trace,
+                  "LLM server: CSV of requests with columns input_tokens,output_tokens[,arrival_s] to simulate");
+  sub->add_option("--chunk-tokens", o->chunk_tokens,
+                  "LLM server: tokens per scheduler iteration, prefill chunks plus decodes (default 2048; 0: whole prompts)");
   sub->add_option("--grad-accumulation", o->grad_accumulation, "Training: micro-batches per optimizer step (default 1)");
   sub->add_option("--straggler-cv", o->straggler_cv, "Training: coefficient of variation of per-worker step time (default 0)");
   sub->add_option("--plan", o->plan,
@@ -308,11 +431,15 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
       "Examples:\n"
       "  rooftop predict --model resnet50 --accelerator nvidia-t4\n"
       "  rooftop predict --model llama-2-70b --accelerator h100 --count 8 --precision fp8 --json\n"
+      "  rooftop predict --model llama-2-70b --accelerator h100 --count 8 --precision fp8 --scenario server --rate 20\n"
       "  rooftop predict --model llama-2-7b --accelerator nvidia-a100-sxm4-80gb --count 8 --task train --batch 4 \\\n"
       "      --grad-accumulation 8 --straggler-cv 0.05\n"
       "  rooftop predict --model gpt-3-175b --accelerator h100 --count 1024 --task train --plan tp=8,pp=8,ga=16\n"
       "  rooftop predict --model bert-large --accelerator a100-80gb --count 8 --task train --seq 512 --global-batch 448 --to-target");
-  return {sub, [o, &global] { return run_predict(*o, global); }};
+  return {sub, [o, &global, sub] {
+            o->scenario_given = sub->count("--scenario") > 0;
+            return run_predict(*o, global);
+          }};
 }
 
 }  // namespace rooftop::app

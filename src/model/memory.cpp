@@ -4,6 +4,7 @@
 // sequence parallel, pipeline in flight) for training. Formulas and
 // sources: docs/model.md#memory.
 #include <algorithm>
+#include <limits>
 
 #include "model/internal.h"
 
@@ -20,6 +21,25 @@ double optimizer_bytes_per_param(Precision p, workload::Optimizer o) {
 // The KV cache is stored in at least one byte per element (no 4-bit KV).
 double kv_bytes_per_elem(Precision p) { return std::max(1.0, bytes_per_element(p)); }
 }  // namespace
+
+double paged_kv_tokens(const workload::Workload& w, double batch) {
+  // Paged KV (vLLM's PagedAttention): blocks are allocated as the context
+  // grows and freed when a sequence ends, so under continuous batching the
+  // sequences in flight hold their live context, on average I + O / 2.
+  // Beam search shares the prompt's blocks between the beams (copy on
+  // write; Kwon et al., SOSP'23, section 4.4): kv_elems_per_token counts
+  // every beam, so the prompt weighs 1 / beams of that.
+  return batch * (double(w.input_tokens) / std::max(1, w.beams) + w.output_tokens / 2.0);
+}
+
+double llm_prefill_samples(const workload::Workload& w) {
+  // LLM engines prefill at most a fixed number of tokens per iteration
+  // (TensorRT-LLM's max_num_tokens, default 8192; vLLM's
+  // max_num_batched_tokens), so the live prefill activations are those of
+  // at most that many tokens, however many sequences are in flight.
+  if (w.kv_elems_per_token <= 0 || w.input_tokens <= 0) return std::numeric_limits<double>::infinity();
+  return std::max(1.0, kPrefillChunkTokens / w.input_tokens);
+}
 
 double trainable_params(const workload::Workload& w) {
   const bool own = !w.train_forward_ops.empty();
@@ -112,10 +132,13 @@ Memory memory_footprint(const workload::Workload& w, workload::Task task, const 
     // divided by at most the number of KV heads.
     const double t = plan.tp;
     const double kv_split = w.kv_heads > 0 ? std::min<double>(t, w.kv_heads) : t;
-    m.weights_bytes = w.params * bytes_per_element(mix.weights) / model_shard;
-    const double context = static_cast<double>(w.input_tokens) + w.output_tokens;
-    m.kv_cache_bytes = w.kv_elems_per_token * context * b * kv_bytes_per_elem(mix.kv) / kv_split / plan.pp;
-    m.activations_bytes = w.activation_elems_per_sample * b * bpe / t;
+    // Recommenders shard their embedding tables over every device (TorchRec
+    // row/table-wise sharding); the dense part follows the plan.
+    const double tables = table_params(w);
+    const double wbpe = bytes_per_element(mix.weights);
+    m.weights_bytes = (w.params - tables) * wbpe / model_shard + tables * wbpe / plan.devices();
+    m.kv_cache_bytes = w.kv_elems_per_token * paged_kv_tokens(w, b) * kv_bytes_per_elem(mix.kv) / kv_split / plan.pp;
+    m.activations_bytes = w.activation_elems_per_sample * std::min(b, llm_prefill_samples(w)) * bpe / t;
   }
   m.required_bytes = m.weights_bytes + m.kv_cache_bytes + m.activations_bytes + m.gradients_bytes + m.optimizer_bytes;
   m.capacity_bytes = a ? a->memory_bytes.or_else(0) : 0;

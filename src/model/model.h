@@ -184,6 +184,15 @@ class Evaluator {
 // from `a` when given. The one memory formula (docs/model.md#memory).
 Memory memory_footprint(const workload::Workload& w, workload::Task task, const PrecisionMix& p, const Plan& plan,
                         const catalog::Accelerator* a);
+// Tokens of KV cache `batch` sequences in flight hold under paged KV and
+// continuous batching: batch x (I + O/2), the mean live context.
+double paged_kv_tokens(const workload::Workload& w, double batch);
+// Tokens an LLM engine prefills per iteration at most (TensorRT-LLM's
+// max_num_tokens default): bounds the live prefill activations.
+inline constexpr double kPrefillChunkTokens = 8192;
+// Prompts of `w` whose prefill activations are live at once: one chunk's
+// worth (kPrefillChunkTokens / I, at least 1); unbounded for non-LLMs.
+double llm_prefill_samples(const workload::Workload& w);
 // Parameters that training updates (frozen operators excluded).
 double trainable_params(const workload::Workload& w);
 // Recommenders: embedding-table parameters, sharded over every device and

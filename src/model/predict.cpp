@@ -311,6 +311,13 @@ Outcome infer_pass(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
     o.comm.time_s = o.sums.comm_s / n_out;
   } else {
     o.sums = pass(is_inference, b, 1, detail);
+    // Recommenders: tables sharded over every device (docs/model.md#memory);
+    // the pooled embeddings go to their sample's device by all-to-all.
+    if (s.table_out_elems > 0 && plan.devices() > 1 && s.fabric) {
+      const double a2a = detail::collective_s(detail::Collective::all_to_all, s.table_out_elems * b * bytes_per_element(s.p),
+                                              plan.devices(), 1, *s.fabric);
+      o.sums.comm_s += a2a, o.sums.time_s += a2a;
+    }
     o.latency_s = o.sums.time_s;
     o.throughput = plan.dp * b / o.latency_s;
     o.comm.time_s = o.sums.comm_s;
@@ -335,7 +342,18 @@ double max_batch(const Setup& s, Plan plan) {
   const double usable = s.a->memory_bytes.or_else(0) * kUsableMemoryFraction;
   if (fixed + per_sample > usable) return 0;
   if (per_sample <= 0) return kMaxBatch;
-  return std::min(kMaxBatch, std::floor((usable - fixed) / per_sample));
+  double lo = std::min(kMaxBatch, std::floor((usable - fixed) / per_sample));
+  // Memory grows with the batch but not always linearly (an LLM's prefill
+  // activations stop at one chunk): the largest batch that still fits.
+  double hi = kMaxBatch + 1;
+  plan.mb = static_cast<int>(std::min(kMaxBatch, lo + 1));
+  if (lo >= kMaxBatch || !plan_memory(s, plan).fits) return lo;
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    plan.mb = static_cast<int>(mid);
+    (plan_memory(s, plan).fits ? lo : hi) = mid;
+  }
+  return lo;
 }
 
 bool within_target(const Setup& s, const Outcome& o) {
@@ -436,6 +454,20 @@ Unexpected does_not_fit(const Setup& s, const Plan& plan, int count) {
   return make_error(Errc::invalid_input, msg, "--count");
 }
 
+// A searched plan and its throughput.
+struct Found {
+  Plan plan;
+  double throughput;
+};
+// The first (simplest) plan within 1 % of the best throughput.
+const Found& near_best(const std::vector<Found>& found) {
+  double best = 0;
+  for (const Found& f : found) best = std::max(best, f.throughput);
+  for (const Found& f : found)
+    if (f.throughput >= kNearBest * best) return f;
+  return found.front();
+}
+
 // Expert-parallel degrees to try: the one given, else 1 for a dense model,
 // else every power of two dividing both dp and the experts.
 std::vector<int> expert_degrees(const workload::Workload& w, int dp, std::optional<int> given) {
@@ -532,6 +564,9 @@ Result<Evaluator> Evaluator::make(const Request& req) {
         if (op.phase == Phase::forward) s->boundary_elems = std::max(s->boundary_elems, op.out_elems);
   } else {
     s->ops = w.ops;
+    if (w.family == workload::Family::recsys)
+      for (const Operator& op : w.ops)
+        if (op.kind == OpKind::embedding && op.phase == Phase::forward) s->table_out_elems += op.out_elems * op.repeat;
     s->llm = std::any_of(w.ops.begin(), w.ops.end(), [](const Operator& op) { return op.phase == Phase::decode; });
     s->out_tokens = std::max(1, w.output_tokens);
   }
@@ -720,34 +755,46 @@ Result<Prediction> predict(const Request& req) {
   const int domain = s.fabric ? s.fabric->domain : 0;
 
   if (s.task == Task::infer) {
-    // Data parallel unless one device cannot hold the model: the smallest
-    // power-of-two tensor-parallel degree (or `count`) at which the batch fits.
-    int tp = 0;
-    if (spec.tp) tp = *spec.tp;
+    // Every power-of-two tensor-parallel degree (or `count`) at which the
+    // batch fits, each at its own batch: tensor parallel also buys KV-cache
+    // room, so it can win even when one device holds the weights. The
+    // smallest degree within 1 % of the best throughput wins.
+    auto planned = [&](int t) {
+      Plan p = base(t, spec.pp.value_or(1));
+      if (!spec.dp) p.dp = count / (t * p.pp);
+      return p;
+    };
+    std::vector<int> tps;
+    if (spec.tp) tps.push_back(*spec.tp);
     else {
-      auto fits = [&](int t) {
-        Plan p = base(t, 1);
-        p.dp = count / t;
-        return plan_memory(s, p).fits;
-      };
-      for (int t = 1; t <= count && !tp; t *= 2)
-        if (fits(t) && (w.heads == 0 || w.heads % t == 0)) tp = t;
-      if (!tp && fits(count)) tp = count;
-      if (!tp) {
-        Plan p = base(count, 1);
-        p.dp = 1;
-        return does_not_fit(s, p, count);
+      for (int t = 1; t <= count; t *= 2)
+        if (count % t == 0 && (w.heads == 0 || w.heads % t == 0)) tps.push_back(t);
+      if (tps.empty() || tps.back() != count) tps.push_back(count);
+    }
+    std::vector<Found> found;
+    for (int t : tps) {
+      Plan p = planned(t);
+      // A degree the catalog cannot link (no fabric) is tried only when it is the one way to fit.
+      if (!spec.tp && (!check_plan(s, p, count) || !plan_memory(s, p).fits || (t > 1 && !s.fabric && !found.empty())))
+        continue;
+      if (!spec.mb) {
+        ROOFTOP_TRY(check_plan(s, p, count));
+        const double limit = max_batch(s, p);
+        if (limit < 1) continue;
+        p.mb = static_cast<int>(choose_batch(s, p, limit));
       }
+      found.push_back({p, outcome(s, p, nullptr).throughput});
+      // Single-stream (one request at a time) or a batch the request fixes
+      // (no room to buy): the smallest degree that fits.
+      if (s.req.scenario == Scenario::single_stream || spec.mb) break;
     }
-    Plan p = base(tp, spec.pp.value_or(1));
-    if (!spec.dp) p.dp = count / (tp * p.pp);
-    if (!spec.mb) {
-      ROOFTOP_TRY(check_plan(s, p, count));
-      const double limit = max_batch(s, p);
-      if (limit < 1) return does_not_fit(s, p, count);
-      p.mb = static_cast<int>(choose_batch(s, p, limit));
+    if (found.empty()) {
+      Plan p = planned(spec.tp.value_or(count));
+      if (spec.tp) ROOFTOP_TRY(check_plan(s, p, count));
+      else p.dp = 1;
+      return does_not_fit(s, p, count);
     }
-    return ev.run(p);
+    return ev.run(near_best(found).plan);
   }
 
   // Training: every divisor split (powers of two for tp and pp), ZeRO stage
@@ -760,10 +807,6 @@ Result<Prediction> predict(const Request& req) {
   std::vector<Recompute> rcs = spec.recompute ? std::vector<Recompute>{*spec.recompute}
                                : shape        ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
                                               : std::vector<Recompute>{Recompute::none};
-  struct Found {
-    Plan plan;
-    double throughput;
-  };
   std::vector<Found> found;
   Plan smallest_miss;
   bool any_valid = false;
@@ -833,11 +876,7 @@ Result<Prediction> predict(const Request& req) {
                         "--global-batch");
     return does_not_fit(s, smallest_miss, count);
   }
-  double best = 0;
-  for (const Found& f : found) best = std::max(best, f.throughput);
-  for (const Found& f : found)
-    if (f.throughput >= kNearBest * best) return ev.run(f.plan);
-  return ev.run(found.front().plan);
+  return ev.run(near_best(found).plan);
 }
 
 }  // namespace rooftop::model

@@ -11,6 +11,7 @@
 
 #include "core/text.h"
 #include "model/model.h"
+#include "model/serve_sim.h"
 
 namespace rooftop::model {
 
@@ -243,6 +244,11 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   req.scenario = sc->scenario;
   if (sc->batch > 0) req.batch = sc->batch;
   if (std::optional<double> b = leading_number(r.batch); b && *b >= 1) req.batch = static_cast<int>(*b);
+  // MLPerf recommender harnesses batch user-item pairs; a sample aggregates
+  // pairs_per_sample of them (dlrm-v2: 270), so the row's batch in samples is
+  // batch / pairs (docs/model.md#validation).
+  if (req.batch && w->pairs_per_sample > 1)
+    req.batch = std::max(1, static_cast<int>(std::lround(*req.batch / w->pairs_per_sample)));
   req.detail = false;
   Result<Prediction> p = predict(req);
   if (!p) return make_error(p.error());
@@ -260,6 +266,14 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
     return 1 / p->tpot_s;
   }
   double per_device = p->throughput / r.count;
+  // A Server row: the highest Poisson rate within the MLPerf bounds, from
+  // the scheduler simulation (docs/model.md#serving).
+  if (sc->scenario == Scenario::server) {
+    Result<ServePrediction> v = simulate_server(req, ServeOptions{});
+    if (!v) return make_error(v.error());
+    method += ", server simulation " + plain(v->max_rate_per_s) + " requests/s within " + v->bounds.source;
+    per_device = v->max_tokens_per_s / r.count;
+  }
   if (unit != "tokens/s" && p->throughput_unit == "tokens/s") return per_device / std::max(1, w->output_tokens);
   if (unit == "tokens/s" && p->throughput_unit != "tokens/s")
     return make_error(Errc::unsupported, "row is in tokens/s but '" + w->id + "' is measured in " + p->throughput_unit);

@@ -51,6 +51,7 @@ std::optional<Workload> build_dlrm_yaml(YamlMap& m, const BuildOptions& opts) {
 
   Workload w;
   w.family = Family::recsys;
+  w.pairs_per_sample = pairs;
   Net net(w.ops, Phase::forward);
   const double tables = double(rows.size());
   const double all_rows = std::accumulate(rows.begin(), rows.end(), 0.0);

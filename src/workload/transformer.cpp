@@ -181,6 +181,7 @@ Workload build_transformer(const TransformerConfig& base, const BuildOptions& op
     w.throughput_unit = "tokens/s";
     w.input_tokens = c.input_tokens;
     w.output_tokens = c.output_tokens;
+    w.beams = c.beams;
     double in = c.input_tokens, beams = c.beams;
     Pass prefill{Phase::prefill, in, causal_pairs(in), 0, 1};
     transformer_pass(w.ops, c, prefill);

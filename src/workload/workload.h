@@ -111,6 +111,8 @@ struct Workload {
   int seq_len = 0;                  // encoder / training sequence length
   int input_tokens = 0;             // LLM prompt tokens
   int output_tokens = 0;            // LLM generated tokens
+  int beams = 1;                    // LLM beam search width (kv_elems_per_token counts every beam)
+  double pairs_per_sample = 0;      // recommenders: user-item pairs one sample aggregates (0: not a recommender)
 
   // Transformer shape (0 when the model is not a transformer or the shape is
   // unknown): bounds tensor parallel (heads), the KV-cache split (kv_heads),

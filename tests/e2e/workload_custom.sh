@@ -23,8 +23,8 @@ d = json.load(open("llm.json"))
 assert abs(d["params"] / 1.1e9 - 1) < 0.02, d["params"]
 assert d["per"] == "token" and d["batch"] == 8
 assert [p["phase"] for p in d["phases"]] == ["prefill", "decode"], d["phases"]
-# KV cache: 2 x 22 layers x 4 kv heads x 64 x (512 + 128) tokens x 8 sequences x 2 bytes.
-assert d["memory"]["kv_cache_bytes"] == 2 * 22 * 4 * 64 * 640 * 8 * 2, d["memory"]
+# Paged KV cache: 2 x 22 layers x 4 kv heads x 64 x (512 + 128/2) live tokens x 8 sequences x 2 bytes.
+assert d["memory"]["kv_cache_bytes"] == 2 * 22 * 4 * 64 * 576 * 8 * 2, d["memory"]
 PY
 
 cat > mlp.yaml <<'YAML'

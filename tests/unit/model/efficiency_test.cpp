@@ -192,7 +192,8 @@ TEST(MixedPrecision, MemoryCountsWeightsAndKvApart) {
   mix.kv = Precision::fp8;
   Memory m = memory_footprint(w, workload::Task::infer, mix, p, nullptr);
   EXPECT_DOUBLE_EQ(m.weights_bytes, 1e9 * 0.5);
-  EXPECT_DOUBLE_EQ(m.kv_cache_bytes, 1000.0 * 128 * 4 * 1);
+  // Paged KV: the live context, 100 + 28/2 tokens per sequence, one byte each.
+  EXPECT_DOUBLE_EQ(m.kv_cache_bytes, 1000.0 * 114 * 4 * 1);
   EXPECT_DOUBLE_EQ(m.activations_bytes, memory_footprint(w, workload::Task::infer, Precision::fp16, p, nullptr).activations_bytes);
 }
 

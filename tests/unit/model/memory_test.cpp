@@ -22,11 +22,65 @@ TEST(Memory, InferenceCountsWeightsKvAndActivations) {
   p.mb = 4;
   Memory m = memory_footprint(w, Task::infer, Precision::fp16, p, nullptr);
   EXPECT_DOUBLE_EQ(m.weights_bytes, 2e9);
-  EXPECT_DOUBLE_EQ(m.kv_cache_bytes, 1000.0 * 128 * 4 * 2);
+  // Paged KV: the live context, on average I + O/2 = 100 + 14 tokens per sequence.
+  EXPECT_DOUBLE_EQ(m.kv_cache_bytes, 1000.0 * 114 * 4 * 2);
   EXPECT_DOUBLE_EQ(m.activations_bytes, 5000.0 * 4 * 2);
   EXPECT_DOUBLE_EQ(m.required_bytes, m.weights_bytes + m.kv_cache_bytes + m.activations_bytes);
   // 4-bit KV is stored in one byte per element.
-  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::int4, p, nullptr).kv_cache_bytes, 1000.0 * 128 * 4);
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::int4, p, nullptr).kv_cache_bytes, 1000.0 * 114 * 4);
+}
+
+TEST(Memory, PagedKvHoldsTheLiveContextAndBeamsShareThePrompt) {
+  workload::Workload w;
+  w.kv_elems_per_token = 4000;  // 4 beams of 1000
+  w.input_tokens = 800;
+  w.output_tokens = 64;
+  EXPECT_DOUBLE_EQ(paged_kv_tokens(w, 1), 800 + 32);
+  EXPECT_DOUBLE_EQ(paged_kv_tokens(w, 10), 10 * 832.0);
+  // Beam search: the four beams share the prompt's blocks, each holds its own output.
+  w.beams = 4;
+  EXPECT_DOUBLE_EQ(paged_kv_tokens(w, 1), 200 + 32);
+  Plan p;
+  p.mb = 3;
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::fp16, p, nullptr).kv_cache_bytes, 4000.0 * 3 * 232 * 2);
+}
+
+TEST(Memory, LlmPrefillActivationsStopAtOneChunk) {
+  workload::Workload w;
+  w.kv_elems_per_token = 1000;
+  w.input_tokens = 1024;
+  w.output_tokens = 100;
+  w.activation_elems_per_sample = 5000;  // one prompt's peak
+  Plan p;
+  p.mb = 4;
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::fp16, p, nullptr).activations_bytes, 5000.0 * 4 * 2);
+  // 8192 tokens per iteration = 8 prompts of 1024, however many sequences run.
+  p.mb = 100;
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::fp16, p, nullptr).activations_bytes, 5000.0 * 8 * 2);
+  EXPECT_DOUBLE_EQ(llm_prefill_samples(w), 8);
+  w.input_tokens = 20000;  // a prompt longer than a chunk still holds one prompt
+  EXPECT_DOUBLE_EQ(llm_prefill_samples(w), 1);
+}
+
+TEST(Memory, RecommenderInferenceShardsTablesOverEveryDevice) {
+  workload::Workload w = testing::matmul_model(1e6);
+  w.family = workload::Family::recsys;
+  workload::Operator table;
+  table.name = "embeddings";
+  table.kind = workload::OpKind::embedding;
+  table.weight_elems = table.params = 8e9;
+  table.weight_elems_per_sample = 1000;
+  table.out_elems = 1000;
+  w.ops.push_back(table);
+  w.params = 8e9 + 1e6;
+  Plan p;
+  p.dp = 8;
+  p.mb = 10;
+  Memory m = memory_footprint(w, Task::infer, Precision::fp16, p, nullptr);
+  // Dense weights replicated (1e6 x 2 bytes), tables split 8 ways (8e9 x 2 / 8).
+  EXPECT_DOUBLE_EQ(m.weights_bytes, 2e6 + 2e9);
+  // Activations follow the batch: 10 samples of the peak activation.
+  EXPECT_DOUBLE_EQ(m.activations_bytes, 10 * w.activation_elems_per_sample * 2);
 }
 
 TEST(Memory, KvCacheIsNeverSplitOverMoreRanksThanKvHeads) {
@@ -40,7 +94,7 @@ TEST(Memory, KvCacheIsNeverSplitOverMoreRanksThanKvHeads) {
   Plan p;
   p.tp = 16;
   Memory m = memory_footprint(w, Task::infer, Precision::fp16, p, nullptr);
-  EXPECT_DOUBLE_EQ(m.kv_cache_bytes, 1000.0 * 128 * 2 / 8);  // 8 KV heads: each replicated on 2 ranks
+  EXPECT_DOUBLE_EQ(m.kv_cache_bytes, 1000.0 * 114 * 2 / 8);  // 8 KV heads: each replicated on 2 ranks
   EXPECT_DOUBLE_EQ(m.weights_bytes, 2e9 / 16);
 }
 

@@ -128,6 +128,27 @@ TEST(Predict, TensorParallelWhenOneDeviceCannotHoldIt) {
   EXPECT_FALSE(predict(r));
 }
 
+TEST(Predict, TensorParallelForKvRoomWhenItServesMoreTokens) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = llm_model();
+  // 34e9 fp16 weights (63.3 GiB) fit one 80 GiB device (72 GiB usable), but
+  // leave room for few sequences; two-way tensor parallel halves the weights
+  // per device and holds far more sequences.
+  w.params = w.active_params = 34e9;
+  for (workload::Operator& op : w.ops) op.weight_elems = op.params = 34e9;
+  Request r = request(a, w);
+  r.precision = Precision::fp16;
+  r.count = 2;
+  Prediction p = *predict(r);
+  EXPECT_EQ(p.parallelism.tensor, 2);
+  EXPECT_EQ(p.parallelism.data, 1);
+  r.plan.tp = 1;
+  Prediction dp = *predict(r);
+  EXPECT_EQ(dp.parallelism.data, 2);
+  EXPECT_GT(p.throughput, dp.throughput);
+  EXPECT_GT(p.batch, 2 * dp.batch);
+}
+
 TEST(Predict, DataParallelInferenceScalesLinearly) {
   catalog::Accelerator a = test_gpu();
   workload::Workload w = matmul_model(1e9);
@@ -280,8 +301,8 @@ TEST(Predict, LlmSingleStreamByHand) {
   EXPECT_NEAR(p.latency_s, prefill + 9 * step, 1e-12);
   EXPECT_NEAR(p.throughput, 10 / (prefill + 9 * step), 1e-6);
   EXPECT_EQ(p.throughput_unit, "tokens/s");
-  // KV cache: 1e5 elements per token x 110 tokens x 2 bytes.
-  EXPECT_DOUBLE_EQ(p.memory.kv_cache_bytes, 2.2e7);
+  // Paged KV cache: 1e5 elements per token x (100 + 10 / 2) live tokens x 2 bytes.
+  EXPECT_DOUBLE_EQ(p.memory.kv_cache_bytes, 2.1e7);
 }
 
 TEST(Predict, OfflinePicksNearBestBatchThatFits) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model/model.h"
+#include "model/serve_sim.h"
 #include "model/validate.h"
 #include "unit/model/fixtures.h"
 
@@ -25,6 +26,14 @@ catalog::Catalog one_gpu() {
 WorkloadLoader loader() {
   return [](const std::string& id, const workload::BuildOptions&) -> Result<workload::Workload> {
     if (id == "test-mlp") return matmul_model(1e9);
+    if (id == "test-llm") return testing::llm_model();
+    if (id == "test-recsys") {
+      workload::Workload w = matmul_model(1e9);
+      w.id = id;
+      w.family = workload::Family::recsys;
+      w.pairs_per_sample = 100;
+      return w;
+    }
     return make_error(Errc::not_found, "unknown model '" + id + "'");
   };
 }
@@ -119,6 +128,37 @@ Request fp16_batch1(const catalog::Accelerator& a, const workload::Workload& w) 
   req.precision = Precision::fp16;
   req.batch = 1;
   return req;
+}
+
+TEST(Rows, LlmServerRowsComeFromTheSchedulerSimulation) {
+  catalog::Catalog c = one_gpu();
+  MeasurementRow m = row("mlperf_inference", "test-llm", "x", "FP16", "tokens/s", "tokens/s", 400, 1);
+  m.scenario = "Server";
+  RowResult r = predict_row(m, c, loader());
+  ASSERT_TRUE(r.predicted) << r.reason;
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = testing::llm_model();
+  Request req = fp16_batch1(a, w);
+  req.batch.reset();  // the row gives none
+  req.scenario = Scenario::server;
+  req.detail = false;
+  Result<ServePrediction> v = simulate_server(req, ServeOptions{});
+  ASSERT_TRUE(v) << v.error().what();
+  EXPECT_GT(v->max_rate_per_s, 0);
+  EXPECT_DOUBLE_EQ(*r.predicted, v->max_tokens_per_s);
+  EXPECT_NE(r.method.find("server simulation"), std::string::npos);
+  // Within the llama2-70b bounds (the default for an LLM the table lacks).
+  EXPECT_LE(v->at_max.ttft_s.p99, 2.0);
+  EXPECT_LE(v->at_max.tpot_s.p99, 0.2);
+}
+
+TEST(Rows, RecommenderBatchesCountUserItemPairs) {
+  catalog::Catalog c = one_gpu();
+  MeasurementRow m = row("mlperf_inference", "test-recsys", "x", "FP16", "samples/s", "samples/s", 400, 1);
+  m.batch = "25000";  // pairs: 250 samples of 100 pairs
+  RowResult r = predict_row(m, c, loader());
+  ASSERT_TRUE(r.predicted) << r.reason;
+  EXPECT_NE(r.method.find("batch 250 "), std::string::npos) << r.method;
 }
 
 TEST(Rows, InferenceRowsGoThroughPredictPerAccelerator) {

@@ -1,0 +1,643 @@
+// The Server scenario as an event-driven simulation of a continuous-batching
+// scheduler (docs/model.md#serving): the scheduler loop (pure, any
+// iteration price), the roofline price of one iteration, the MLPerf bounds,
+// the highest Poisson rate that meets them, and the trace CSV reader.
+#include "model/serve_sim.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <random>
+
+#include "core/text.h"
+#include "model/efficiency.h"
+#include "model/internal.h"
+
+namespace rooftop::model {
+
+namespace {
+
+using workload::Operator;
+using workload::OpKind;
+using workload::Phase;
+
+// One request inside the scheduler.
+struct Seq {
+  int id = 0;
+  double target = 0;      // tokens its (re)prefill computes: the prompt, plus what it generated before an eviction
+  double prefilled = 0;   // of target
+  double kv = 0;          // tokens whose K and V are cached
+  int generated = 0;      // output tokens so far
+  double blocks = 0;      // KV blocks held
+  double last_token_s = 0;
+  double chunk = 0;       // prefill tokens scheduled in this iteration
+  bool decoding = false;  // scheduled for one decode token in this iteration
+};
+
+double blocks_for(double tokens, int block) { return std::ceil(tokens / block - 1e-9); }
+
+// KV a sequence with `kv` cached tokens holds, in units of one token of
+// every beam: the prompt's blocks are shared by the beams.
+double kv_units(double kv, double prompt, double share) { return std::min(kv, prompt) * share + std::max(0.0, kv - prompt); }
+
+
+// Inter-token gaps (one per output token: millions in an hour of traffic)
+// in log-spaced bins 0.1 % wide from 1 us to 1e5 s: percentiles within 0.1 %.
+class GapHistogram {
+ public:
+  GapHistogram() : bins_(kBins, 0) {}
+  void add(double s) {
+    const double x = std::log(std::max(s, kMin) / kMin) / kStep;
+    bins_[std::min<std::size_t>(kBins - 1, static_cast<std::size_t>(x))] += 1;
+    ++n_;
+  }
+  // Nearest rank, at the middle of its bin.
+  double quantile(double q) const {
+    if (n_ == 0) return 0;
+    const double rank = std::max(1.0, std::ceil(q * n_));
+    double seen = 0;
+    for (std::size_t i = 0; i < bins_.size(); ++i) {
+      seen += bins_[i];
+      if (seen >= rank) return kMin * std::exp((i + 0.5) * kStep);
+    }
+    return kMin * std::exp(kBins * kStep);
+  }
+
+ private:
+  static constexpr double kMin = 1e-6, kStep = 0.001;
+  static constexpr std::size_t kBins = 25400;  // ln(1e11) / 0.001
+  std::vector<double> bins_;
+  double n_ = 0;
+};
+
+// Raw per-request samples and the gap histogram, summarized at the end.
+struct Raw {
+  std::vector<double> ttft, tpot, tpot_first, latency;
+  GapHistogram itl;
+  double tokens = 0, first_arrival = std::numeric_limits<double>::infinity(), last_finish = 0;
+  long iterations = 0, preemptions = 0;
+  int requests = 0;
+};
+
+void run_replica(const std::vector<ServeRequest>& reqs, const std::vector<int>& order, const SchedulerConfig& cfg,
+                 const IterationTime& price, Raw& raw, std::vector<double>& first_token, std::vector<double>& finish) {
+  const int bs = std::max(1, cfg.block_tokens);
+  const double share = cfg.prompt_kv_share > 0 ? cfg.prompt_kv_share : 1;
+  const double budget_full = cfg.chunk_tokens > 0 ? cfg.chunk_tokens : std::numeric_limits<double>::infinity();
+  std::deque<Seq> waiting;         // arrived, not running (evicted ones go back to the front)
+  std::vector<Seq> running;        // in admission order
+  std::vector<Seq> still;          // the next iteration's running (reused)
+  double free_blocks = cfg.kv_blocks;
+  std::size_t next = 0;            // into order (sorted by arrival)
+  std::size_t done = 0;
+  double t = 0;
+  auto arrive = [&] {
+    while (next < order.size() && reqs[order[next]].arrival_s <= t) {
+      Seq s;
+      s.id = order[next++];
+      s.target = reqs[s.id].input_tokens;
+      waiting.push_back(s);
+    }
+  };
+  auto evict_newest = [&] {
+    Seq s = running.back();
+    running.pop_back();
+    free_blocks += s.blocks;
+    s.blocks = 0, s.kv = 0, s.prefilled = 0, s.chunk = 0, s.decoding = false;
+    // Recompute: the prompt and every token generated so far are prefilled again.
+    s.target = reqs[s.id].input_tokens + s.generated;
+    waiting.push_front(s);
+    ++raw.preemptions;
+  };
+  while (done < order.size()) {
+    arrive();
+    if (running.empty() && waiting.empty()) {
+      t = std::max(t, reqs[order[next]].arrival_s);
+      continue;
+    }
+    Iteration it;
+    double budget = budget_full;
+    for (Seq& s : running) s.chunk = 0, s.decoding = false;
+    // 1. Decodes of running sequences, oldest first; a decode that needs a
+    //    block when none is free evicts the newest sequence.
+    for (std::size_t i = 0; i < running.size(); ++i) {
+      Seq& s = running[i];
+      if (s.prefilled < s.target || budget < 1) continue;
+      const double need = blocks_for(kv_units(s.kv + 1, reqs[s.id].input_tokens, share), bs) - s.blocks;
+      while (need > free_blocks && running.size() > i + 1) evict_newest();
+      if (need > free_blocks) break;  // s itself is the newest and cannot grow: it waits for blocks
+      free_blocks -= need, running[i].blocks += need;
+      running[i].decoding = true;
+      it.decode_seqs += 1;
+      it.decode_context += running[i].kv + 1;
+      budget -= 1;
+    }
+    // 2. Chunks of prompts already running, then new prompts in arrival
+    //    order while sequences, the token budget and KV blocks last.
+    // A chunk runs only when all its blocks can be allocated (vLLM's
+    // allocate_slots); otherwise the sequence waits.
+    auto schedule_chunk = [&](Seq& s) {
+      const double chunk = std::floor(std::min(s.target - s.prefilled, budget) + 1e-9);
+      if (chunk < 1) return false;
+      const double need = blocks_for(kv_units(s.kv + chunk, reqs[s.id].input_tokens, share), bs) - s.blocks;
+      if (need > free_blocks) return false;
+      free_blocks -= need, s.blocks += need;
+      s.chunk = chunk;
+      it.prefill_tokens += chunk;
+      it.prefill_pairs += chunk * s.kv + chunk * (chunk + 1) / 2;
+      budget -= chunk;
+      return true;
+    };
+    for (Seq& s : running)
+      if (s.prefilled < s.target && budget >= 1) schedule_chunk(s);
+    while (!waiting.empty() && budget >= 1 && static_cast<int>(running.size()) < std::max(1, cfg.max_seqs)) {
+      Seq s = waiting.front();
+      if (!schedule_chunk(s)) break;
+      waiting.pop_front();
+      running.push_back(s);
+    }
+    if (it.decode_seqs == 0 && it.prefill_tokens == 0) {
+      // Nothing could run (no blocks): wait for the next arrival, or give up
+      // when none is coming (simulate_server checks every request fits).
+      if (next >= order.size()) break;
+      t = std::max(t, reqs[order[next]].arrival_s);
+      continue;
+    }
+    t += price(it);
+    ++raw.iterations;
+    // 3. Tokens out: every decode gives one; a finished prefill gives one.
+    still.clear();
+    for (Seq& s : running) {
+      bool token = false;
+      if (s.decoding) s.kv += 1, token = true;
+      if (s.chunk > 0) {
+        s.prefilled += s.chunk, s.kv += s.chunk;
+        token = s.prefilled >= s.target;
+      }
+      if (token) {
+        const ServeRequest& r = reqs[s.id];
+        if (s.generated == 0) first_token[s.id] = t;
+        else raw.itl.add(t - s.last_token_s);
+        s.last_token_s = t;
+        s.generated += 1;
+        if (s.generated >= r.output_tokens) {
+          free_blocks += s.blocks;
+          finish[s.id] = t;
+          ++done;
+          continue;
+        }
+      }
+      still.push_back(s);
+    }
+    running.swap(still);
+  }
+  for (int id : order) {
+    const ServeRequest& r = reqs[id];
+    if (finish[id] < 0) continue;  // never finished (no KV room; simulate_server rules it out)
+    raw.requests += 1;
+    raw.tokens += r.output_tokens;
+    raw.first_arrival = std::min(raw.first_arrival, r.arrival_s);
+    raw.last_finish = std::max(raw.last_finish, finish[id]);
+    raw.ttft.push_back(first_token[id] - r.arrival_s);
+    raw.latency.push_back(finish[id] - r.arrival_s);
+    raw.tpot_first.push_back((finish[id] - r.arrival_s) / r.output_tokens);
+    if (r.output_tokens > 1) raw.tpot.push_back((finish[id] - first_token[id]) / (r.output_tokens - 1));
+  }
+}
+
+ServeStats summarize(Raw& raw) {
+  ServeStats s;
+  s.requests = raw.requests;
+  s.duration_s = raw.requests > 0 ? raw.last_finish - raw.first_arrival : 0;
+  s.tokens_per_s = s.duration_s > 0 ? raw.tokens / s.duration_s : 0;
+  s.requests_per_s = s.duration_s > 0 ? raw.requests / s.duration_s : 0;
+  s.ttft_s = percentiles(raw.ttft);
+  s.itl_s = {raw.itl.quantile(0.50), raw.itl.quantile(0.90), raw.itl.quantile(0.99)};
+  s.tpot_s = percentiles(raw.tpot);
+  s.tpot_with_first_s = percentiles(raw.tpot_first);
+  s.latency_s = percentiles(raw.latency);
+  s.iterations = raw.iterations;
+  s.preemptions = raw.preemptions;
+  return s;
+}
+
+// Requests of one replica under random routing: each sees every dp-th
+// request (round robin over the arrival order).
+ServeStats simulate_replicas(const std::vector<ServeRequest>& reqs, int replicas, const SchedulerConfig& cfg,
+                             const IterationTime& price) {
+  std::vector<int> order(reqs.size());
+  for (std::size_t i = 0; i < reqs.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return reqs[a].arrival_s < reqs[b].arrival_s; });
+  Raw raw;
+  std::vector<double> first(reqs.size(), -1), finish(reqs.size(), -1);
+  const int n = std::max(1, replicas);
+  for (int r = 0; r < n; ++r) {
+    std::vector<int> mine;
+    for (std::size_t i = r; i < order.size(); i += n) mine.push_back(order[i]);
+    run_replica(reqs, mine, cfg, price, raw, first, finish);
+  }
+  ServeStats s = summarize(raw);
+  s.first_token_s = std::move(first);
+  s.finish_s = std::move(finish);
+  return s;
+}
+
+// The operators of one iteration: each layer operator of the prefill pass
+// paired with its decode counterpart (same name), so a mixed iteration
+// reads the weights once.
+struct PairedOp {
+  Operator pre, dec;
+  bool has_pre = false, has_dec = false;
+  bool fused = false;
+};
+
+struct Pricing {
+  const catalog::Accelerator* a = nullptr;
+  catalog::Accelerator gpu_only;     // Jetson: the GPU's own int8 peak (DLAs run CNNs only), as predict prices it
+  PrecisionMix mix;
+  Efficiency e;
+  std::optional<detail::Fabric> fabric;
+  int tp = 1;
+  double prompt = 1;        // tokens one prefill sample holds (I)
+  double prompt_pairs = 1;  // causal pairs of one prompt
+  double context = 1;       // context the decode ops were built for (I + O/2)
+  std::vector<PairedOp> ops;
+  bool any_norm = false;
+  // One operator per paired op, refilled each iteration (no allocation in
+  // the loop; a priced IterationTime is used by one thread at a time).
+  mutable std::vector<Operator> scratch, scratch_decode;
+};
+
+// Scales `o` (one sample) by k samples into `m` (totals).
+void add_scaled(Operator& m, const Operator& o, double k, double flops_k) {
+  if (k <= 0) return;
+  m.flops += o.flops * flops_k;
+  m.in_elems += o.in_elems * k;
+  m.out_elems += o.out_elems * k;
+  m.weight_elems_per_sample += o.weight_elems_per_sample * k;
+  m.weight_elems = std::max(m.weight_elems, o.weight_elems);
+}
+
+// A model without a decode phase: one request is one sample through the
+// forward operators; an iteration runs every admitted sample as one batch.
+double price_batch(const Pricing& pr, double batch) {
+  if (batch <= 0) return 0;
+  const double bpe = bytes_per_element(pr.mix.compute);
+  double total = 0, norm_comm = 0, matmul_comm = 0;
+  for (const PairedOp& po : pr.ops) {
+    total += detail::op_cost(po.pre, batch, pr.mix, *pr.a, pr.e, pr.tp, po.fused).time_s;
+    if (pr.tp > 1 && pr.fabric) {
+      const double one =
+          detail::collective_s(detail::Collective::all_reduce, po.pre.out_elems * batch * bpe, pr.tp, 1, *pr.fabric);
+      if (po.pre.kind == OpKind::norm) norm_comm += po.pre.repeat * one;
+      if (po.pre.kind == OpKind::matmul) matmul_comm += 0.5 * po.pre.repeat * one;
+    }
+  }
+  return total + (pr.any_norm ? norm_comm : matmul_comm);
+}
+
+double price_iteration(const Pricing& pr, const Iteration& it) {
+  const double pre_k = it.prefill_tokens / pr.prompt;     // prompt-samples of prefill
+  const double dec_k = it.decode_seqs;                    // decode samples
+  const double tokens = it.prefill_tokens + it.decode_seqs;
+  if (tokens <= 0) return 0;
+  const double bpe = bytes_per_element(pr.mix.compute);
+  double total = 0, norm_comm = 0, matmul_comm = 0;
+  // Priced per token at `n` tokens (the GEMM's M), from totals in `m`.
+  auto price = [&](Operator& m, double n, bool fused) {
+    m.flops /= n, m.in_elems /= n, m.out_elems /= n, m.weight_elems_per_sample /= n;
+    return detail::op_cost(m, n, pr.mix, *pr.a, pr.e, pr.tp, fused).time_s;
+  };
+  for (std::size_t i = 0; i < pr.ops.size(); ++i) {
+    const PairedOp& po = pr.ops[i];
+    Operator& m = pr.scratch[i];
+    m.flops = m.in_elems = m.out_elems = m.weight_elems = m.weight_elems_per_sample = 0;
+    const bool attention = (po.has_pre ? po.pre : po.dec).kind == OpKind::attention;
+    if (attention) {
+      // Prefill and decode attention are kernels of their own (flash
+      // attention over the chunk; paged attention over each sequence's
+      // cache, read at the KV precision): no weights to share.
+      if (po.has_pre && pre_k > 0) {
+        m.phase = Phase::prefill;
+        add_scaled(m, po.pre, pre_k, it.prefill_pairs / pr.prompt_pairs);  // grows with the causal pairs
+        total += price(m, it.prefill_tokens, po.fused);
+      }
+      if (po.has_dec && dec_k > 0) {
+        // Per sequence: its query (out_elems) and the cached K and V of its
+        // context (in - out, built for the mean context).
+        Operator& d = pr.scratch_decode[i];
+        const double ctx_k = it.decode_context / pr.context;
+        d.phase = Phase::decode;
+        d.flops = po.dec.flops * ctx_k;
+        d.in_elems = po.dec.out_elems * dec_k + (po.dec.in_elems - po.dec.out_elems) * ctx_k;
+        d.out_elems = po.dec.out_elems * dec_k;
+        d.weight_elems = po.dec.weight_elems, d.weight_elems_per_sample = po.dec.weight_elems_per_sample * dec_k;
+        total += price(d, dec_k, po.fused);
+      }
+      continue;
+    }
+    // Projections, MLPs, norms: one kernel over every token of the
+    // iteration, reading the weights once.
+    m.phase = it.prefill_tokens > 0 ? Phase::prefill : Phase::decode;
+    if (po.has_pre) add_scaled(m, po.pre, pre_k, pre_k);
+    if (po.has_dec) add_scaled(m, po.dec, dec_k, dec_k);
+    if (m.flops == 0 && m.in_elems == 0 && m.out_elems == 0) continue;
+    const double out_total = m.out_elems;
+    total += price(m, tokens, po.fused);
+    if (pr.tp > 1 && pr.fabric) {
+      const double one = detail::collective_s(detail::Collective::all_reduce, out_total * bpe, pr.tp, 1, *pr.fabric);
+      if (m.kind == OpKind::norm) norm_comm += m.repeat * one;
+      if (m.kind == OpKind::matmul) matmul_comm += 0.5 * m.repeat * one;
+    }
+  }
+  return total + (pr.any_norm ? norm_comm : matmul_comm);
+}
+
+bool is_llm(const workload::Workload& w) {
+  return std::any_of(w.ops.begin(), w.ops.end(), [](const Operator& op) { return op.phase == Phase::decode; });
+}
+
+// MLPerf Inference Server bounds (inference_rules.adoc v5.0, mlperf.conf;
+// shared/validation/mlperf-workloads.md section 2): p99 TTFT and TPOT.
+struct BoundRow {
+  const char* model;
+  double ttft_s, tpot_s, latency_s;
+};
+constexpr BoundRow kMlperfBounds[] = {
+    {"llama-2-70b", 2.0, 0.2, 0},
+    {"mixtral-8x7b", 2.0, 0.2, 0},
+    {"llama-3.1-405b", 6.0, 0.175, 0},
+    {"gpt-j-6b", 0, 0, 20.0},
+    {"resnet50", 0, 0, 0.015},
+    {"retinanet", 0, 0, 0.1},
+    {"bert-large", 0, 0, 0.13},
+    {"dlrm-v2", 0, 0, 0.06},
+    {"sdxl", 0, 0, 20.0},
+};
+
+bool meets(const ServeStats& s, const ServeBounds& b) {
+  if (s.requests == 0) return false;
+  if (b.ttft_s > 0 && s.ttft_s.p99 > b.ttft_s) return false;
+  if (b.tpot_s > 0 && s.tpot_s.p99 > b.tpot_s) return false;
+  if (b.latency_s > 0 && s.latency_s.p99 > b.latency_s) return false;
+  return true;
+}
+
+// `n` requests of the workload's lengths (or the trace's, cycled) arriving
+// as a Poisson stream at `rate`. A fixed generator state, so a run repeats.
+std::vector<ServeRequest> poisson(double rate, int n, const workload::Workload& w, const std::vector<ServeRequest>& lengths) {
+  std::mt19937_64 gen(12);
+  std::exponential_distribution<double> gap(rate);
+  std::vector<ServeRequest> out(n);
+  double t = 0;
+  for (int i = 0; i < n; ++i) {
+    t += gap(gen);
+    out[i].arrival_s = t;
+    if (lengths.empty()) out[i].input_tokens = std::max(1, w.input_tokens), out[i].output_tokens = std::max(1, w.output_tokens);
+    else out[i].input_tokens = lengths[i % lengths.size()].input_tokens, out[i].output_tokens = lengths[i % lengths.size()].output_tokens;
+  }
+  return out;
+}
+
+// Requests of one replica for ten simulated minutes at `rate` (MLPerf's
+// minimum Server run), at least 500 and at most 5,000 LLM requests (each
+// runs hundreds of iterations) or 100,000 one-pass requests.
+int poisson_count(double rate, bool llm) {
+  return static_cast<int>(std::clamp(rate * 600, 500.0, llm ? 5000.0 : 100000.0));
+}
+
+// Poisson traffic at `rate` over `replicas` identical replicas: requests
+// routed at random give each replica a Poisson stream at rate / replicas,
+// so one replica is simulated and its rates scaled.
+ServeStats simulate_poisson(double rate, int requests, int replicas, const workload::Workload& w,
+                            const std::vector<ServeRequest>& lengths, const SchedulerConfig& cfg, const IterationTime& price) {
+  const double per = rate / std::max(1, replicas);
+  ServeStats s = simulate_replicas(poisson(per, requests > 0 ? requests : poisson_count(per, is_llm(w)), w, lengths), 1, cfg, price);
+  s.tokens_per_s *= std::max(1, replicas);
+  s.requests_per_s *= std::max(1, replicas);
+  return s;
+}
+
+}  // namespace
+
+Percentiles percentiles(std::vector<double>& v) {
+  Percentiles p;
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  auto rank = [&](double q) { return v[std::min(v.size() - 1, static_cast<std::size_t>(std::ceil(q * v.size())) - 1)]; };
+  p.p50 = rank(0.50), p.p90 = rank(0.90), p.p99 = rank(0.99);
+  return p;
+}
+
+ServeStats simulate(const std::vector<ServeRequest>& requests, const SchedulerConfig& config, const IterationTime& time) {
+  return simulate_replicas(requests, 1, config, time);
+}
+
+ServeBounds server_bounds(const workload::Workload& w, std::optional<double> tpot_target_s) {
+  ServeBounds b{2.0, 0.2, 0, "MLPerf Inference llama2-70b Server bounds (p99 TTFT 2 s, TPOT 200 ms)"};
+  if (!is_llm(w)) b = {0, 0, 0.1, "default Server latency bound (p99 100 ms)"};
+  for (const BoundRow& r : kMlperfBounds)
+    if (w.id == r.model) {
+      b = {r.ttft_s, r.tpot_s, r.latency_s, std::string("MLPerf Inference ") + r.model + " Server bounds (inference_rules.adoc v5.0)"};
+    }
+  if (tpot_target_s && is_llm(w)) {
+    b.tpot_s = *tpot_target_s;
+    b.source = "--latency-target (TPOT); " + b.source;
+  } else if (tpot_target_s) {
+    b.latency_s = *tpot_target_s;
+    b.source = "--latency-target";
+  }
+  return b;
+}
+
+Result<IterationTime> roofline_iteration_time(const Request& req, const PrecisionMix& p, const Plan& plan) {
+  const workload::Workload& w = *req.workload;
+  ROOFTOP_TRY(detail::check_device(*req.accelerator, p.compute));
+  auto pr = std::make_shared<Pricing>();
+  pr->a = req.accelerator;
+  pr->mix = p;
+  const catalog::Accelerator& a = *req.accelerator;
+  if (p.compute == Precision::int8 && a.dla_int8_ops.known() && w.family != workload::Family::cnn) {
+    pr->gpu_only = a;
+    pr->gpu_only.peak_flop_per_s[static_cast<std::size_t>(Precision::int8)].value = workload_peak(a, p.compute, w.family);
+    pr->a = &pr->gpu_only;
+  }
+  pr->e = efficiency_for(*req.accelerator);
+  pr->tp = plan.tp;
+  if (plan.tp > 1) {
+    Result<detail::Fabric> f = detail::fabric_for(*req.accelerator, pr->e);
+    if (!f) return make_error(f.error());
+    pr->fabric = *f;
+  }
+  pr->prompt = std::max(1, w.input_tokens);
+  pr->prompt_pairs = pr->prompt * (pr->prompt + 1) / 2;
+  pr->context = w.input_tokens + w.output_tokens / 2.0;
+  const bool llm = is_llm(w);
+  for (const Operator& op : w.ops) {
+    if (!llm) {
+      // Forward operators, one sample per prompt "token".
+      if (op.phase != Phase::forward) continue;
+      PairedOp po;
+      po.pre = op, po.has_pre = true;
+      po.fused = detail::fused_in_inference(op, w.family);
+      if (op.kind == OpKind::norm) pr->any_norm = true;
+      pr->ops.push_back(std::move(po));
+      continue;
+    }
+    if (op.phase != Phase::prefill && op.phase != Phase::decode) continue;
+    auto it = std::find_if(pr->ops.begin(), pr->ops.end(), [&](const PairedOp& x) {
+      return (op.phase == Phase::prefill ? !x.has_pre : !x.has_dec) && (x.has_pre ? x.pre : x.dec).name == op.name &&
+             (x.has_pre ? x.pre : x.dec).kind == op.kind;
+    });
+    if (it == pr->ops.end()) it = pr->ops.insert(pr->ops.end(), PairedOp{});
+    (op.phase == Phase::prefill ? it->pre : it->dec) = op;
+    (op.phase == Phase::prefill ? it->has_pre : it->has_dec) = true;
+    if (it - pr->ops.begin() >= static_cast<std::ptrdiff_t>(pr->scratch.size()))
+      pr->scratch.push_back(op), pr->scratch_decode.push_back(op);
+    it->fused = detail::fused_in_inference(op, w.family);
+    if (op.kind == OpKind::norm) pr->any_norm = true;
+  }
+  if (!llm) return IterationTime([pr](const Iteration& it) { return price_batch(*pr, it.prefill_tokens); });
+  return IterationTime([pr](const Iteration& it) { return price_iteration(*pr, it); });
+}
+
+Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& opts) {
+  const workload::Workload& w = *req.workload;
+  const bool llm = is_llm(w);
+  if (!llm && !opts.trace.empty())
+    return make_error(Errc::invalid_input, "'" + w.id + "' has no decode phase: a trace of token lengths is for LLMs", "--trace");
+  if (opts.rate_per_s && !(*opts.rate_per_s > 0 && std::isfinite(*opts.rate_per_s)))
+    return make_error(Errc::invalid_input, "rate must be a positive number of requests per second", "--rate");
+  if (opts.chunk_tokens < 0) return make_error(Errc::invalid_input, "chunk tokens must not be negative", "--chunk-tokens");
+  // The plan and batch predict chooses for throughput; the batch is the
+  // most sequences in flight, paged KV blocks the tokens they may hold.
+  Request offline = req;
+  offline.scenario = Scenario::offline;
+  offline.detail = false;
+  Result<Prediction> pred = predict(offline);
+  if (!pred) return make_error(pred.error());
+  Result<Evaluator> ev = Evaluator::make(offline);
+  if (!ev) return make_error(ev.error());
+  ServePrediction out;
+  out.llm = llm;
+  out.plan = pred->plan;
+  Plan plan = pred->plan;
+  const int max_seqs = req.batch ? *req.batch : std::max(1, ev->max_micro_batch(plan));
+  plan.mb = max_seqs;
+  Plan none = plan;
+  none.mb = 0;
+  Plan one = plan;
+  one.mb = 1;
+  const Memory fixed = ev->memory(none), per = ev->memory(one);
+  const double kv_per_token = per.kv_cache_bytes / std::max(1.0, paged_kv_tokens(w, 1));
+  const double room = fixed.usable_bytes - fixed.required_bytes - ev->memory(plan).activations_bytes;
+  SchedulerConfig& cfg = out.scheduler;
+  cfg.max_seqs = max_seqs;
+  cfg.prompt_kv_share = 1.0 / std::max(1, w.beams);
+  cfg.chunk_tokens = llm ? opts.chunk_tokens : 0;  // one sample per request: batches of up to B
+  cfg.kv_blocks = kv_per_token > 0 ? std::floor(std::max(0.0, room) / kv_per_token / cfg.block_tokens) : 1e12;
+  out.plan.mb = max_seqs;
+  out.bounds = server_bounds(w, req.latency_target_s);
+  Result<IterationTime> price = roofline_iteration_time(offline, pred->precisions, plan);
+  if (!price) return make_error(price.error());
+  const int replicas = plan.dp;
+  const double kv_tokens = cfg.kv_blocks * cfg.block_tokens;
+  for (std::size_t i = 0; i < opts.trace.size(); ++i) {
+    const ServeRequest& r = opts.trace[i];
+    if (kv_units(r.input_tokens + r.output_tokens, r.input_tokens, cfg.prompt_kv_share) > kv_tokens)
+      return make_error(Errc::invalid_input,
+                        "trace request " + std::to_string(i + 1) + " needs " + std::to_string(r.input_tokens + r.output_tokens) +
+                            " tokens of KV cache; one replica holds " + plain(kv_tokens),
+                        "--trace");
+  }
+  if (llm && kv_units(w.input_tokens + w.output_tokens, w.input_tokens, cfg.prompt_kv_share) > kv_tokens && opts.trace.empty())
+    return make_error(Errc::invalid_input, "one sequence of '" + w.id + "' does not fit the KV cache left beside the weights", "--count");
+  if (opts.trace_has_arrivals) {
+    out.at_rate = simulate_replicas(opts.trace, replicas, cfg, *price);
+  } else if (opts.rate_per_s) {
+    out.rate_per_s = opts.rate_per_s;
+    out.at_rate = simulate_poisson(*opts.rate_per_s, opts.requests, replicas, w, opts.trace, cfg, *price);
+  }
+  // The highest rate meeting the bounds: bisection between 0 and the
+  // offline throughput in requests/s (no stream beats it).
+  double mean_out = std::max(1, w.output_tokens);
+  if (!opts.trace.empty()) {
+    mean_out = 0;
+    for (const ServeRequest& r : opts.trace) mean_out += r.output_tokens;
+    mean_out /= opts.trace.size();
+  }
+  const double cap = pred->throughput / std::max(1.0, mean_out) * 1.5;
+  double lo = 0, hi = cap;
+  ServeStats best;
+  for (int step = 0; step < 14 && hi - lo > 1e-3 * cap; ++step) {
+    const double mid = (lo + hi) / 2;
+    ServeStats s = simulate_poisson(mid, opts.requests, replicas, w, opts.trace, cfg, *price);
+    if (meets(s, out.bounds)) lo = mid, best = std::move(s);
+    else hi = mid;
+  }
+  out.max_rate_per_s = lo;
+  out.at_max = std::move(best);
+  out.max_tokens_per_s = lo * mean_out;
+  return out;
+}
+
+Result<std::vector<ServeRequest>> parse_serve_trace(std::string_view text, const std::string& name, bool* has_arrivals) {
+  std::vector<std::string> lines = split(text, '\n');
+  int header_line = 0;
+  std::vector<std::string> header;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string l = trim(lines[i]);
+    if (l.empty() || l[0] == '#') continue;
+    header = split(l, ',');
+    header_line = static_cast<int>(i) + 1;
+    break;
+  }
+  if (header.empty())
+    return make_error(Errc::invalid_input, "empty trace; expected a header with input_tokens,output_tokens[,arrival_s]", name);
+  int in_col = -1, out_col = -1, at_col = -1;
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    std::string h = to_lower(trim(header[c]));
+    if (h == "input_tokens") in_col = static_cast<int>(c);
+    else if (h == "output_tokens") out_col = static_cast<int>(c);
+    else if (h == "arrival_s") at_col = static_cast<int>(c);
+    else
+      return make_error(Errc::invalid_input, "unknown column '" + trim(header[c]) + "' (input_tokens, output_tokens, arrival_s)",
+                        name + ":" + std::to_string(header_line));
+  }
+  if (in_col < 0 || out_col < 0)
+    return make_error(Errc::invalid_input, "the header needs input_tokens and output_tokens", name + ":" + std::to_string(header_line));
+  std::vector<ServeRequest> out;
+  for (std::size_t i = header_line; i < lines.size(); ++i) {
+    std::string l = trim(lines[i]);
+    if (l.empty() || l[0] == '#') continue;
+    const std::string where = name + ":" + std::to_string(i + 1);
+    std::vector<std::string> cells = split(l, ',');
+    if (cells.size() != header.size())
+      return make_error(Errc::invalid_input, "expected " + std::to_string(header.size()) + " fields, got " + std::to_string(cells.size()), where);
+    ServeRequest r;
+    auto count = [&](int col, const char* what) -> Result<int> {
+      const long long v = parse_int(trim(cells[col])).value_or(0);
+      if (v < 1 || v > (1 << 24))
+        return make_error(Errc::invalid_input, std::string(what) + " '" + trim(cells[col]) + "' is not a whole number from 1 to 16777216", where);
+      return static_cast<int>(v);
+    };
+    Result<int> in = count(in_col, "input_tokens");
+    if (!in) return make_error(in.error());
+    Result<int> o = count(out_col, "output_tokens");
+    if (!o) return make_error(o.error());
+    r.input_tokens = *in, r.output_tokens = *o;
+    if (at_col >= 0) {
+      std::optional<double> a = parse_double(trim(cells[at_col]));
+      if (!a || !(*a >= 0) || !std::isfinite(*a))
+        return make_error(Errc::invalid_input, "arrival_s '" + trim(cells[at_col]) + "' is not a time in seconds >= 0", where);
+      r.arrival_s = *a;
+    }
+    out.push_back(r);
+  }
+  if (out.empty()) return make_error(Errc::invalid_input, "the trace has a header but no requests", name);
+  if (has_arrivals) *has_arrivals = at_col >= 0;
+  return out;
+}
+
+}  // namespace rooftop::model
