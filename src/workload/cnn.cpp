@@ -120,6 +120,7 @@ std::optional<Workload> build_retinanet_yaml(YamlMap& m, const BuildOptions& opt
   Net net(w.ops, Phase::forward);
   std::vector<Shape> st = resnet_backbone(net, {3, double(c->image_size), double(c->image_size)}, *c);
   std::vector<Shape> p(3);
+  double positions = 0;  // anchor positions over P3-P7
   Shape inner = net.conv("fpn.inner5", st[3], fpn, 1, 1, 1, true);
   p[2] = net.conv("fpn.layer5", inner, fpn, 3, 1, 1, true);
   for (int i = 1; i >= 0; --i) {
@@ -137,6 +138,7 @@ std::optional<Workload> build_retinanet_yaml(YamlMap& m, const BuildOptions& opt
   for (std::size_t l = 0; l < p.size(); ++l) {
     std::size_t mark = w.ops.size();
     std::string lvl = "P" + std::to_string(l + 3);
+    positions += p[l].h * p[l].w;
     for (const char* head : {"cls", "box"}) {
       std::string base = std::string("head.") + head + "." + lvl;
       Shape x = p[l];
@@ -151,6 +153,19 @@ std::optional<Workload> build_retinanet_yaml(YamlMap& m, const BuildOptions& opt
     }
   }
   finish_cnn(w, c->image_size, "");
+  // Training adds the loss, which inference does not run: the sigmoid focal
+  // loss (Lin et al. 2017, eq. 5; torchvision sigmoid_focal_loss, as the
+  // MLPerf reference trains it) over every anchor x class logit, a reduction
+  // kernel of its own that reads the logits (its backward reads them again
+  // and writes their gradient). Per logit: sigmoid (exp, add, divide), the
+  // binary cross-entropy with logits (max, exp, log1p, multiply, subtract),
+  // p_t and alpha_t (two multiply-adds each), (1 - p_t)^2 and the products
+  // into the sum: 20 FLOPs. The box loss (L1 on the few matched anchors) and
+  // the anchor matching (anchors x ground-truth boxes) are negligible beside it.
+  const double logits = positions * anchors * classes;
+  w.train_forward_ops = w.ops;
+  add_op(w.train_forward_ops, "loss.focal", OpKind::reduce, Phase::forward, 20 * logits, 0, logits, 1, 1, 0);
+  w.train_activation_elems_per_sample = saved_activation_elems(w.train_forward_ops);
   return w;
 }
 

@@ -65,6 +65,37 @@ TEST(Retinanet, MlperfShape) {
   EXPECT_TRUE(found);
 }
 
+TEST(Retinanet, TrainingAddsTheFocalLossOverEveryAnchorAndClass) {
+  // 800x800: P3..P7 are 100, 50, 25, 13 and 7 positions a side, 13,343
+  // positions x 9 anchors x 264 classes = 31,702,968 logits, each read by the
+  // loss (20 FLOPs), the scalar loss out.
+  Workload w = zoo("retinanet");
+  const double logits = (100.0 * 100 + 50 * 50 + 25 * 25 + 13 * 13 + 7 * 7) * 9 * 264;
+  ASSERT_EQ(w.train_forward_ops.size(), w.ops.size() + 1);
+  const Operator& loss = w.train_forward_ops.back();
+  EXPECT_EQ(loss.name, "loss.focal");
+  EXPECT_EQ(loss.kind, OpKind::reduce);
+  EXPECT_DOUBLE_EQ(loss.in_elems, logits);
+  EXPECT_DOUBLE_EQ(loss.out_elems, 1);
+  EXPECT_DOUBLE_EQ(loss.flops, 20 * logits);
+  EXPECT_DOUBLE_EQ(loss.params, 0);
+  // Inference runs no loss; training keeps the logits for the loss's backward.
+  for (const Operator& op : w.ops) EXPECT_NE(op.name, "loss.focal");
+  double saved = 0;
+  for (const Operator& op : w.ops)
+    if (!op.frozen) saved += op.in_elems * op.repeat;
+  EXPECT_DOUBLE_EQ(w.train_activation_elems_per_sample, saved + logits);
+  // Its backward (training_ops) reads the logits and the loss gradient and
+  // writes the logits' gradient: at bf16, 2 + 2 bytes per logit.
+  bool backward = false;
+  for (const Operator& op : training_ops(w)) {
+    if (op.name != "loss.focal" || op.phase != Phase::backward) continue;
+    backward = true;
+    EXPECT_DOUBLE_EQ(op_bytes(op, 1, Precision::bf16), (logits + 1 + logits) * 2);
+  }
+  EXPECT_TRUE(backward);
+}
+
 TEST(Yolov8n, MatchesUltralyticsSummary) {
   // Ultralytics model summary for yolov8n.yaml: 3,157,200 parameters;
   // fused (batch norm folded into conv) 8.7 GFLOPs at 640 (thop MACs x 2).
