@@ -148,10 +148,11 @@ Command add_monitor_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--db", opts->db, "SQLite file for the history (WAL mode); none when not given")->type_name("FILE");
   sub->add_option("--retention", opts->retention, "How long the history keeps rows")->capture_default_str();
   sub->add_option("--backends", opts->backends,
-                  "auto (each backend optional), or a comma list of proc, nvml, rocm, ascend, fake:TRACE (a trace\n"
-                  "file, see data/traces/); a listed backend that cannot load is exit 2")
+                  tel::backends_help() + "; fake replays a trace file (data/traces/), a listed backend that\n"
+                                         "cannot load is exit 2")
       ->capture_default_str();
-  sub->add_option("--names", opts->names, "Metric names: dcgm (dcgm-exporter names and labels) or rooftop (base units)")
+  sub->add_option("--names", opts->names, "Metric names: " + enum_choices(tel::kNameSets) +
+                      " (dcgm: dcgm-exporter names and labels; rooftop: base units)")
       ->capture_default_str();
   sub->add_option("--proc-root", opts->proc_root, "Root holding proc/ and sys/ for the host backend")
       ->capture_default_str();

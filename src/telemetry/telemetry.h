@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/enum_table.h"
 #include "core/result.h"
 
 namespace rooftop::telemetry {
@@ -132,8 +133,18 @@ struct BackendOptions {
   std::function<double()> clock_s;  // monotonic seconds for trace replay; steady clock when empty
 };
 
+// The backends, in "auto" order (fake, which replays a trace, is never tried by "auto").
+enum class BackendKind { proc, nvml, rocm, ascend, fake };
+inline constexpr EnumName<BackendKind> kBackendKinds[] = {{BackendKind::proc, "proc"},
+                                                          {BackendKind::nvml, "nvml"},
+                                                          {BackendKind::rocm, "rocm"},
+                                                          {BackendKind::ascend, "ascend"},
+                                                          {BackendKind::fake, "fake"}};
+static_assert(enum_table_complete(kBackendKinds, static_cast<std::size_t>(BackendKind::fake) + 1));
 // The backend names the registry knows, in "auto" order.
 std::vector<std::string> backend_names();
+// What --backends accepts, for help texts: "auto (...), or a comma list of proc, nvml, ..., fake:TRACE".
+std::string backends_help();
 // "proc", "nvml", "rocm", "ascend" or "fake:TRACE".
 Result<std::unique_ptr<Backend>> make_backend(std::string_view spec, const BackendOptions& opts);
 // "auto" (proc + every vendor backend, all optional) or a comma-separated
@@ -172,6 +183,8 @@ enum class Names {
   dcgm,     // dcgm-exporter names, units and labels (existing dashboards work)
   rooftop,  // rooftop_* names in base units; promtool-clean
 };
+inline constexpr EnumName<Names> kNameSets[] = {{Names::dcgm, "dcgm"}, {Names::rooftop, "rooftop"}};
+static_assert(enum_table_complete(kNameSets, 2));
 Result<Names> parse_names(std::string_view text);
 std::string render_metrics(const Snapshot& snap, Names names);
 
