@@ -14,6 +14,7 @@
 #include "telemetry/server.h"
 #include "telemetry/store.h"
 #include "telemetry/telemetry.h"
+#include "telemetry/tls.h"
 #include "telemetry/webconfig.h"
 
 namespace rooftop::app {
@@ -62,6 +63,19 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
     if (!w) return report_error(w.error());
     web = std::move(*w);
   }
+  // TLS is loaded before anything starts: a certificate that does not match
+  // its key, or no libssl, is exit 2 naming it.
+  std::shared_ptr<tel::TlsContext> tls;
+  if (!web.tls_cert_file.empty()) {
+    auto t = tel::TlsContext::load(web.tls_cert_file, web.tls_key_file);
+    if (!t) {
+      Error e = t.error();
+      e.code = Errc::invalid_input;
+      if (e.context.empty()) e.context = o.web_config;
+      return report_error(e);
+    }
+    tls = std::move(*t);
+  }
 
   // 2. Backends and the history database (a bad database stops us here, exit 2).
   tel::BackendOptions bopts;
@@ -89,6 +103,7 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
   sv.port = listen->second;
   sv.stale_after_s = std::max(10.0, 3 * *interval);
   sv.basic_auth_users = std::move(web.basic_auth_users);
+  sv.tls = tls;
   auto server = tel::MetricsServer::listen(sv);
   if (!server) return report_error(server.error());
   g_server = server->get();
@@ -114,7 +129,7 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
   sampler.start(*interval, sink, /*first_now=*/false);
 
   // 5. Announce, serve until a signal, then stop cleanly.
-  const std::string url = fmt::format("http://{}:{}/metrics", sv.host.find(':') != std::string::npos ? "[" + sv.host + "]" : sv.host,
+  const std::string url = fmt::format("{}://{}:{}/metrics", tls ? "https" : "http", sv.host.find(':') != std::string::npos ? "[" + sv.host + "]" : sv.host,
                                       (*server)->port());
   if (o.json) {
     nlohmann::json j = {{"listen", fmt::format("{}:{}", sv.host, (*server)->port())}, {"url", url},
@@ -157,7 +172,8 @@ Command add_monitor_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--proc-root", opts->proc_root, "Root holding proc/ and sys/ for the host backend")
       ->capture_default_str();
   sub->add_option("--web.config.file", opts->web_config,
-                  "node_exporter-format web config: basic_auth_users (bcrypt hashes) guard /metrics; no TLS")
+                  "node_exporter-format web config: basic_auth_users (bcrypt hashes) guard /metrics;\n"
+                  "tls_server_config (cert_file, key_file) serves HTTPS")
       ->type_name("FILE");
   sub->add_flag("--json", opts->json, "Print one JSON line with the address and device count once serving");
   sub->footer(
