@@ -3,6 +3,7 @@
 // and /healthz, and optionally keeps a SQLite history, until SIGINT/SIGTERM.
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <filesystem>
 #include <cstdio>
 #include <memory>
 
@@ -11,6 +12,7 @@
 
 #include "command.h"
 #include "core/text.h"
+#include "telemetry/podresources.h"
 #include "telemetry/server.h"
 #include "telemetry/store.h"
 #include "telemetry/telemetry.h"
@@ -24,6 +26,7 @@ namespace tel = rooftop::telemetry;
 
 constexpr double kMinInterval_s = 0.1;     // a floor: "3" meaning 3 ms burnt cores (dcgm-exporter#311)
 constexpr double kMaintenanceEvery_s = 600;
+constexpr double kPodRefresh_s = 5;  // pods come and go in minutes; one List call per 5 s
 
 std::atomic<tel::MetricsServer*> g_server{nullptr};
 
@@ -40,6 +43,7 @@ struct MonitorOptions {
   std::string names = "dcgm";
   std::string proc_root = "/";
   std::string web_config;
+  std::string pod_resources = "auto";
   bool json = false;
 };
 
@@ -96,6 +100,27 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
   std::vector<std::string> warnings;
   if (auto r = sampler.open(&warnings); !r) return report_error(r.error());
   for (const std::string& w : warnings) std::fprintf(stderr, "rooftop: warning: %s\n", w.c_str());
+
+  // Kubernetes attribution: a socket named is required (exit 2 when it is
+  // not pod-resources); `auto` uses the kubelet's when it is there.
+  if (o.pod_resources != "off") {
+    const bool named = o.pod_resources != "auto";
+    const std::string socket = named ? o.pod_resources : tel::kPodResourcesSocket;
+    if (named || std::filesystem::exists(socket)) {
+      auto client = tel::PodResourcesClient::open(socket);
+      if (client) {
+        sampler.set_annotate(tel::pod_annotator(std::move(*client), kPodRefresh_s, [](const std::string& w) {
+          std::fprintf(stderr, "rooftop: warning: %s\n", w.c_str());
+        }));
+      } else if (named) {
+        Error e = client.error();
+        e.code = Errc::invalid_input;
+        return report_error(e);
+      } else {
+        std::fprintf(stderr, "rooftop: warning: no pod attribution: %s\n", client.error().what().c_str());
+      }
+    }
+  }
 
   // 3. The HTTP endpoint.
   tel::ServerOptions sv;
@@ -175,6 +200,10 @@ Command add_monitor_command(CLI::App& app, const GlobalOptions& global) {
                   "node_exporter-format web config: basic_auth_users (bcrypt hashes) guard /metrics;\n"
                   "tls_server_config (cert_file, key_file) serves HTTPS")
       ->type_name("FILE");
+  sub->add_option("--pod-resources", opts->pod_resources,
+                  "Kubernetes attribution: the kubelet's pod-resources socket (pod, namespace, container labels);\n"
+                  "auto uses " + std::string(tel::kPodResourcesSocket) + " when it exists, off disables it")
+      ->capture_default_str();
   sub->add_flag("--json", opts->json, "Print one JSON line with the address and device count once serving");
   sub->footer(
       "Examples:\n"

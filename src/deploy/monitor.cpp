@@ -172,6 +172,9 @@ Tree service_monitor(const MonitorSpec& s) {
                             {"namespaceSelector", Tree{{"matchNames", Tree::array({s.ns})}}},
                             {"endpoints", Tree::array({Tree{{"port", "metrics"},
                                                             {"interval", s.scrape_interval},
+                                                            // keep the exporter's pod/namespace/container labels
+                                                            // (the device's pod), not the exporter pod's
+                                                            {"honorLabels", true},
                                                             {"relabelings", Tree::array({node_relabel_operator()})}}})}}}};
 }
 

@@ -45,6 +45,18 @@ void header(std::string& out, std::string_view name, std::string_view help, bool
   fmt::format_to(Out(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, counter ? "counter" : "gauge");
 }
 
+// The pod holding the device (Kubernetes), as dcgm-exporter labels it.
+void pod_labels(std::string& out, const PodRef& p) {
+  if (p.pod.empty()) return;
+  out += ",pod=\"";
+  escape(out, p.pod);
+  out += "\",namespace=\"";
+  escape(out, p.ns);
+  out += "\",container=\"";
+  escape(out, p.container);
+  out += "\"";
+}
+
 void gpu_labels(std::string& out, const DeviceInfo& d, Names names) {
   if (names == Names::dcgm) {
     fmt::format_to(Out(out), "{{gpu=\"{}\",UUID=\"", d.index);
@@ -65,6 +77,11 @@ void gpu_labels(std::string& out, const DeviceInfo& d, Names names) {
   }
 }
 
+void gpu_labels(std::string& out, const DeviceReading& r, Names names) {
+  gpu_labels(out, r.info, names);
+  pod_labels(out, r.sample.pod);
+}
+
 void render_gpus(std::string& out, const Snapshot& snap, Names names) {
   const bool dcgm = names == Names::dcgm;
   for (const DeviceMetric& m : kDeviceMetrics) {
@@ -76,7 +93,7 @@ void render_gpus(std::string& out, const Snapshot& snap, Names names) {
       if (!any) header(out, name, dcgm ? m.dcgm_help : m.help, m.type == MetricType::counter);
       any = true;
       out += name;
-      gpu_labels(out, r.info, names);
+      gpu_labels(out, r, names);
       out += '}';
       value(out, scaled(*v, dcgm ? m.dcgm_scale : m.scale));
     }
@@ -88,7 +105,7 @@ void render_gpus(std::string& out, const Snapshot& snap, Names names) {
     any = true;
     for (const auto& [bit, reason] : kReasons) {
       out += kClockEventActive;
-      gpu_labels(out, r.info, names);  // one spelling per label within a name set
+      gpu_labels(out, r, names);  // one spelling per label within a name set
       fmt::format_to(Out(out), ",reason=\"{}\"}}", reason);
       value(out, (*r.sample.throttle_reasons & bit) ? 1 : 0);
     }
@@ -100,7 +117,7 @@ void render_gpus(std::string& out, const Snapshot& snap, Names names) {
       if (!any) header(out, kProcessMemoryUsed, "Device memory used by one process.", false);
       any = true;
       out += kProcessMemoryUsed;
-      gpu_labels(out, r.info, names);
+      gpu_labels(out, r, names);
       fmt::format_to(Out(out), ",pid=\"{}\"}}", p.pid);
       value(out, *p.gpu_mem_used_bytes);
     }

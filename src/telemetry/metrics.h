@@ -228,10 +228,10 @@ constexpr std::size_t sample_rows() {
 }
 }  // namespace metrics_detail
 
-// Every value field of DeviceSample has a row (the two others are the
-// process list and the job label); every value of HostSample too (the
-// others: host name and per-core list).
-static_assert(metrics_detail::field_count<DeviceSample>() == metrics_detail::sample_rows() + 2,
+// Every value field of DeviceSample has a row (the three others are the
+// process list, the job label and the pod); every value of HostSample too
+// (the others: host name and per-core list).
+static_assert(metrics_detail::field_count<DeviceSample>() == metrics_detail::sample_rows() + 3,
               "a DeviceSample field has no row in kDeviceMetrics (telemetry/metrics.h)");
 static_assert(metrics_detail::field_count<HostSample>() == std::size(kHostMetrics) + 2,
               "a HostSample field has no row in kHostMetrics (telemetry/metrics.h)");

@@ -42,6 +42,13 @@ struct DeviceInfo {
   std::optional<double> mem_clock_max_mhz;
 };
 
+// The Kubernetes pod that holds a device (telemetry/podresources.h); empty
+// outside Kubernetes or when no pod holds it.
+struct PodRef {
+  std::string pod, ns, container;
+  bool operator==(const PodRef&) const = default;
+};
+
 struct ProcessSample {
   std::uint32_t pid = 0;
   std::optional<double> gpu_mem_used_bytes;
@@ -66,6 +73,7 @@ struct DeviceSample {
   std::optional<double> ecc_uncorrected_total;    // volatile uncorrected ECC errors
   std::vector<ProcessSample> processes;
   std::string job;                                // workload label (traces); "" = unknown
+  PodRef pod;                                     // the pod holding the device (Kubernetes)
 };
 
 // The host: CPU from /proc/stat deltas, memory, load, disk and network
@@ -169,12 +177,16 @@ class Sampler {
   // at once, or after one interval when `first_now` is false.
   void start(double interval_s, std::function<void(const Snapshot&)> sink, bool first_now = true);
   void stop();
+  // Called on every snapshot, on the sampling thread, before it is handed
+  // out: attribution that is not a backend's (Kubernetes pods). Set before start().
+  void set_annotate(std::function<void(Snapshot&)> fn) { annotate_ = std::move(fn); }
 
  private:
   struct Impl;
   std::vector<std::unique_ptr<Backend>> backends_;
   std::vector<std::pair<Backend*, int>> slots_;  // (backend, device index) per device
   std::vector<DeviceInfo> devices_;
+  std::function<void(Snapshot&)> annotate_;
   std::unique_ptr<Impl> impl_;
 };
 
