@@ -44,6 +44,7 @@ struct MonitorOptions {
   std::string proc_root = "/";
   std::string web_config;
   std::string pod_resources = "auto";
+  bool process_metrics = false;
   bool json = false;
 };
 
@@ -101,6 +102,7 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
   if (auto r = sampler.open(&warnings); !r) return report_error(r.error());
   for (const std::string& w : warnings) std::fprintf(stderr, "rooftop: warning: %s\n", w.c_str());
 
+  if (o.process_metrics) sampler.add_annotate([root = o.proc_root](tel::Snapshot& s) { tel::describe_processes(s, root); });
   // Kubernetes attribution: a socket named is required (exit 2 when it is
   // not pod-resources); `auto` uses the kubelet's when it is there.
   if (o.pod_resources != "off") {
@@ -109,7 +111,7 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
     if (named || std::filesystem::exists(socket)) {
       auto client = tel::PodResourcesClient::open(socket);
       if (client) {
-        sampler.set_annotate(tel::pod_annotator(std::move(*client), kPodRefresh_s, [](const std::string& w) {
+        sampler.add_annotate(tel::pod_annotator(std::move(*client), kPodRefresh_s, [](const std::string& w) {
           std::fprintf(stderr, "rooftop: warning: %s\n", w.c_str());
         }));
       } else if (named) {
@@ -139,7 +141,7 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
   double last_maintenance_s = 0;
   bool store_failed = false;
   auto sink = [&](const tel::Snapshot& snap) {
-    (*server)->publish(std::make_shared<const std::string>(tel::render_metrics(snap, *names)));
+    (*server)->publish(std::make_shared<const std::string>(tel::render_metrics(snap, *names, tel::RenderOptions{o.process_metrics})));
     if (!store) return;
     auto w = store->append(snap);
     if (!w && !store_failed) std::fprintf(stderr, "rooftop: error: %s\n", w.error().what().c_str());
@@ -204,6 +206,9 @@ Command add_monitor_command(CLI::App& app, const GlobalOptions& global) {
                   "Kubernetes attribution: the kubelet's pod-resources socket (pod, namespace, container labels);\n"
                   "auto uses " + std::string(tel::kPodResourcesSocket) + " when it exists, off disables it")
       ->capture_default_str();
+  sub->add_flag("--process-metrics", opts->process_metrics,
+                "Export rooftop_gpu_process_memory_used_bytes{pid,command} per process on each device\n"
+                "(off by default: one series per process)");
   sub->add_flag("--json", opts->json, "Print one JSON line with the address and device count once serving");
   sub->footer(
       "Examples:\n"

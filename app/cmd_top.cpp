@@ -68,6 +68,15 @@ std::string render_text(const tel::Snapshot& snap) {
     if (s.power_w && r.info.power_limit_w && *r.info.power_limit_w > 0) pw_frac = *s.power_w / *r.info.power_limit_w;
     out += fmt::format("  power {} {}{}\n", bar(pw_frac), s.power_w ? fmt::format("{:.0f} W", *s.power_w) : "n/a",
                        r.info.power_limit_w ? fmt::format(" / {:.0f} W", *r.info.power_limit_w) : "");
+    if (!r.sample.pod.pod.empty())
+      out += fmt::format("  pod   {}/{} container {}\n", r.sample.pod.ns, r.sample.pod.pod, r.sample.pod.container);
+    // The processes on the device, as nvitop lists them.
+    if (!s.processes.empty()) out += fmt::format("  {:>8} {:<12} {:>10}  {}\n", "PID", "USER", "GPU MEM", "COMMAND");
+    for (const tel::ProcessSample& p : s.processes) {
+      out += fmt::format("  {:>8} {:<12} {:>10}  {}{}\n", p.pid, p.user.empty() ? "?" : p.user,
+                         p.gpu_mem_used_bytes ? iec_bytes(*p.gpu_mem_used_bytes) : "n/a",
+                         p.command.empty() ? "?" : p.command, p.container.empty() ? "" : "  [" + p.container + "]");
+    }
   }
   if (snap.host) {
     const tel::HostSample& h = *snap.host;
@@ -93,6 +102,11 @@ nlohmann::json render_json(const tel::Snapshot& snap) {
       d[std::string(m.column)] = !v ? nlohmann::json(nullptr)
                                     : integral ? nlohmann::json(static_cast<std::int64_t>(*v)) : nlohmann::json(*v);
     }
+    nlohmann::json procs = nlohmann::json::array();
+    for (const tel::ProcessSample& p : r.sample.processes)
+      procs.push_back({{"pid", p.pid}, {"gpu_mem_used_bytes", or_null(p.gpu_mem_used_bytes)}, {"command", p.command},
+                       {"user", p.user}, {"container", p.container}});
+    d["processes"] = std::move(procs);
     devices.push_back(std::move(d));
   }
   nlohmann::json j = {{"time_s", snap.time_s}, {"devices", devices}, {"host", nullptr}};
@@ -113,6 +127,7 @@ int run_top(const TopOptions& o) {
   auto backends = tel::make_backends(o.backends, bopts);
   if (!backends) return report_error(backends.error());
   tel::Sampler sampler(std::move(*backends));
+  sampler.add_annotate([root = o.proc_root](tel::Snapshot& s) { tel::describe_processes(s, root); });
   std::vector<std::string> warnings;
   if (auto r = sampler.open(&warnings); !r) return report_error(r.error());
   for (const std::string& w : warnings) std::fprintf(stderr, "rooftop: warning: %s\n", w.c_str());

@@ -82,7 +82,7 @@ void gpu_labels(std::string& out, const DeviceReading& r, Names names) {
   pod_labels(out, r.sample.pod);
 }
 
-void render_gpus(std::string& out, const Snapshot& snap, Names names) {
+void render_gpus(std::string& out, const Snapshot& snap, Names names, const RenderOptions& opts) {
   const bool dcgm = names == Names::dcgm;
   for (const DeviceMetric& m : kDeviceMetrics) {
     bool any = false;
@@ -112,13 +112,16 @@ void render_gpus(std::string& out, const Snapshot& snap, Names names) {
   }
   any = false;
   for (const DeviceReading& r : snap.devices) {
+    if (!opts.processes) break;
     for (const ProcessSample& p : r.sample.processes) {
       if (!p.gpu_mem_used_bytes) continue;
       if (!any) header(out, kProcessMemoryUsed, "Device memory used by one process.", false);
       any = true;
       out += kProcessMemoryUsed;
       gpu_labels(out, r, names);
-      fmt::format_to(Out(out), ",pid=\"{}\"}}", p.pid);
+      fmt::format_to(Out(out), ",pid=\"{}\",command=\"", p.pid);
+      escape(out, p.command);
+      out += "\"}";
       value(out, *p.gpu_mem_used_bytes);
     }
   }
@@ -168,10 +171,10 @@ Result<Names> parse_names(std::string_view text) {
                     "unknown name set '" + std::string(text) + "' (use " + enum_choices(kNameSets) + ")", "--names");
 }
 
-std::string render_metrics(const Snapshot& snap, Names names) {
+std::string render_metrics(const Snapshot& snap, Names names, const RenderOptions& opts) {
   std::string out;
   out.reserve(2048 + snap.devices.size() * 4096);
-  render_gpus(out, snap, names);
+  render_gpus(out, snap, names, opts);
   if (snap.host) render_host(out, *snap.host);
   scalar(out, "rooftop_exporter_last_collect_timestamp_seconds", "Unix time of the sampling round served.", false,
          snap.time_s);

@@ -52,7 +52,12 @@ struct PodRef {
 struct ProcessSample {
   std::uint32_t pid = 0;
   std::optional<double> gpu_mem_used_bytes;
+  // From /proc (describe_processes); empty when the process is gone or not visible.
+  std::string command;    // /proc/PID/comm
+  std::string user;       // real uid's name from PROC_ROOT/etc/passwd, else the number
+  std::string container;  // container id from /proc/PID/cgroup (12 hex digits), "" = none
 };
+
 
 // One reading of one device. Utilisations are percentages 0..100 as the
 // vendor APIs report them; exposition converts to ratios where names ask.
@@ -104,6 +109,10 @@ struct Snapshot {
   std::optional<HostSample> host;
   std::vector<DeviceReading> devices;
 };
+
+// Fills command, user and container of every device's processes from
+// PROC_ROOT/proc and PROC_ROOT/etc/passwd (a Sampler annotation).
+void describe_processes(Snapshot& snap, const std::string& proc_root);
 
 // One telemetry source (STYLE.md "Backends"). open() is called once and
 // returns the devices; a vendor library or driver that is not there is
@@ -177,16 +186,17 @@ class Sampler {
   // at once, or after one interval when `first_now` is false.
   void start(double interval_s, std::function<void(const Snapshot&)> sink, bool first_now = true);
   void stop();
-  // Called on every snapshot, on the sampling thread, before it is handed
-  // out: attribution that is not a backend's (Kubernetes pods). Set before start().
-  void set_annotate(std::function<void(Snapshot&)> fn) { annotate_ = std::move(fn); }
+  // Adds a step run on every snapshot, on the sampling thread, before it is
+  // handed out: attribution that is not a backend's (Kubernetes pods,
+  // process details). Add before start().
+  void add_annotate(std::function<void(Snapshot&)> fn) { annotate_.push_back(std::move(fn)); }
 
  private:
   struct Impl;
   std::vector<std::unique_ptr<Backend>> backends_;
   std::vector<std::pair<Backend*, int>> slots_;  // (backend, device index) per device
   std::vector<DeviceInfo> devices_;
-  std::function<void(Snapshot&)> annotate_;
+  std::vector<std::function<void(Snapshot&)>> annotate_;
   std::unique_ptr<Impl> impl_;
 };
 
@@ -198,7 +208,12 @@ enum class Names {
 inline constexpr EnumName<Names> kNameSets[] = {{Names::dcgm, "dcgm"}, {Names::rooftop, "rooftop"}};
 static_assert(enum_table_complete(kNameSets, 2));
 Result<Names> parse_names(std::string_view text);
-std::string render_metrics(const Snapshot& snap, Names names);
+struct RenderOptions {
+  // rooftop_gpu_process_memory_used_bytes{pid,command}: one series per
+  // process, so off by default (label cardinality).
+  bool processes = false;
+};
+std::string render_metrics(const Snapshot& snap, Names names, const RenderOptions& opts = {});
 
 // Trace files replayed by the fake backend (format: docs/monitor.md).
 struct TraceRow {

@@ -19,11 +19,24 @@ n=$(LD_LIBRARY_PATH="$BUILD/tests/fake_nvml" "$ROOFTOP" top --once --json --back
     python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"]; assert d[1]["throttle_reasons"] == 4; print(len(d))')
 [ "$n" = 2 ]
 
+# The per-process view: NVML's process on GPU0 is a live process here
+# (FAKE_NVML_PID), so its command and user come from /proc.
+sleep 120 &
+sleeper=$!
+trap 'kill "$sleeper" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+me=$(id -un)
+out=$(FAKE_NVML_PID=$sleeper ROOFTOP_NVML_LIBRARY="$lib" "$ROOFTOP" top --once --backends nvml)
+echo "$out"
+grep -qE "^ +PID USER +GPU MEM  COMMAND$" <<< "$out"
+grep -qE "^ +$sleeper $me +1\.00 GiB  sleep$" <<< "$out"
+FAKE_NVML_PID=$sleeper ROOFTOP_NVML_LIBRARY="$lib" "$ROOFTOP" top --once --json --backends nvml |
+  python3 -c 'import json,sys; p=json.load(sys.stdin)["devices"][0]["processes"][0]; assert p["command"] == "sleep" and p["user"] == sys.argv[1], p' "$me"
+
 # NODE_NAME (set by the DaemonSet) names the host, not the kernel's (a pod's) host name.
-NODE_NAME=gpu-node-7 ROOFTOP_NVML_LIBRARY="$lib" FAKE_NVML_XID=1 \
-  "$ROOFTOP" monitor --backends proc,nvml --listen 127.0.0.1:0 --json > m.json &
+NODE_NAME=gpu-node-7 ROOFTOP_NVML_LIBRARY="$lib" FAKE_NVML_XID=1 FAKE_NVML_PID=$sleeper \
+  "$ROOFTOP" monitor --backends proc,nvml --process-metrics --listen 127.0.0.1:0 --json > m.json &
 pid=$!
-trap 'kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+trap 'kill "$pid" "$sleeper" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 for _ in $(seq 50); do [ -s m.json ] && break; sleep 0.1; done
 port=$(python3 -c 'import json; print(json.load(open("m.json"))["port"])')
 curl -sf "http://127.0.0.1:$port/metrics" > m.prom
@@ -32,6 +45,6 @@ grep -q '^DCGM_FI_DEV_GPU_UTIL{gpu="1",UUID="GPU-fa4e0000-0000-4000-8000-0000000
 ! grep -q 'uuid=' m.prom
 grep -q '^DCGM_FI_DEV_XID_ERRORS{gpu="1".*} 79$' m.prom
 grep -q '^DCGM_FI_DEV_FB_USED{gpu="0".*} 10240$' m.prom
-grep -q '^rooftop_gpu_process_memory_used_bytes{gpu="0",UUID=.*,Hostname="gpu-node-7",pid="4242"} 1073741824$' m.prom
+grep -q '^rooftop_gpu_process_memory_used_bytes{gpu="0",UUID=.*,Hostname="gpu-node-7",pid="'"$sleeper"'",command="sleep"} 1073741824$' m.prom
 ! grep -q PCIE m.prom   # NOT_SUPPORTED is left out, never a sentinel
 echo "ok: nvml through the fake libnvidia-ml.so.1"

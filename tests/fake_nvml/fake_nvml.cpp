@@ -102,7 +102,8 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void* d, unsigned* n, FakeProcess* p
   if (idx(d) != 0) { *n = 0; return 0; }
   if (*n < 1 || !p) { *n = 1; return 7; }  // NVML_ERROR_INSUFFICIENT_SIZE
   *n = 1;
-  p[0] = {4242, 1ull << 30, 0xFFFFFFFFu, 0xFFFFFFFFu};
+  const char* pid = std::getenv("FAKE_NVML_PID");  // a live process, for the /proc details
+  p[0] = {pid ? static_cast<unsigned>(std::strtoul(pid, nullptr, 10)) : 4242u, 1ull << 30, 0xFFFFFFFFu, 0xFFFFFFFFu};
   return 0;
 }
 int nvmlEventSetCreate(void** set) { static int s; *set = &s; return 0; }
