@@ -132,6 +132,40 @@ inline constexpr DeviceMetric kDeviceMetrics[] = {
      "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", 1, "Total number of double-bit volatile ECC errors.",
      "rooftop_gpu_ecc_uncorrected_errors_total", 1, "Uncorrected (double-bit) ECC errors since the driver was loaded.",
      MetricType::counter, true, Fold::max, 0},
+    // Profiling metrics (DCGM_FI_PROF_*: ratios and bytes/s in DCGM, as
+    // NVIDIA's dashboard 12239 reads them). Not stored and not traced yet:
+    // the history and trace formats keep their columns.
+    {"gr_engine_active_pct", sample_field(&DeviceSample::gr_engine_active_pct), "%", "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+     0.01, "Ratio of time the graphics engine is active.", "rooftop_gpu_graphics_engine_active_ratio", 0.01,
+     "Fraction of the last interval the graphics/compute engine was active (NVML GPM).", MetricType::gauge, false,
+     Fold::avg, 0},
+    {"sm_active_pct", sample_field(&DeviceSample::sm_active_pct), "%", "DCGM_FI_PROF_SM_ACTIVE", 0.01,
+     "The ratio of cycles an SM has at least 1 warp assigned.", "rooftop_gpu_sm_active_ratio", 0.01,
+     "Fraction of SM cycles with at least one warp resident, over the last interval (NVML GPM).",
+     MetricType::gauge, false, Fold::avg, 0},
+    {"sm_occupancy_pct", sample_field(&DeviceSample::sm_occupancy_pct), "%", "DCGM_FI_PROF_SM_OCCUPANCY", 0.01,
+     "The ratio of number of warps resident on an SM.", "rooftop_gpu_sm_occupancy_ratio", 0.01,
+     "Resident warps over the maximum an SM holds, over the last interval (NVML GPM).", MetricType::gauge, false,
+     Fold::avg, 0},
+    {"tensor_active_pct", sample_field(&DeviceSample::tensor_active_pct), "%", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", 0.01,
+     "Ratio of cycles the tensor (HMMA) pipe is active.", "rooftop_gpu_tensor_active_ratio", 0.01,
+     "Fraction of cycles any tensor pipe was active, over the last interval (NVML GPM).", MetricType::gauge, false,
+     Fold::avg, 0},
+    {"dram_active_pct", sample_field(&DeviceSample::dram_active_pct), "%", "DCGM_FI_PROF_DRAM_ACTIVE", 0.01,
+     "Ratio of cycles the device memory interface is active sending or receiving data.",
+     "rooftop_gpu_dram_active_ratio", 0.01,
+     "DRAM bandwidth used over its peak, over the last interval (NVML GPM).", MetricType::gauge, false, Fold::avg,
+     0},
+    {"nvlink_tx_bytes_per_s", sample_field(&DeviceSample::nvlink_tx_bytes_per_s), "bytes/s",
+     "DCGM_FI_PROF_NVLINK_TX_BYTES", 1, "The rate of data transmitted over NVLink, not including protocol headers, "
+     "in bytes per second.", "rooftop_gpu_nvlink_transmit_bytes_per_second", 1,
+     "NVLink bytes sent per second over all links, averaged over the last interval (NVML GPM).", MetricType::gauge,
+     false, Fold::avg, 0},
+    {"nvlink_rx_bytes_per_s", sample_field(&DeviceSample::nvlink_rx_bytes_per_s), "bytes/s",
+     "DCGM_FI_PROF_NVLINK_RX_BYTES", 1, "The rate of data received over NVLink, not including protocol headers, "
+     "in bytes per second.", "rooftop_gpu_nvlink_receive_bytes_per_second", 1,
+     "NVLink bytes received per second over all links, averaged over the last interval (NVML GPM).",
+     MetricType::gauge, false, Fold::avg, 0},
 };
 
 struct HostMetric {

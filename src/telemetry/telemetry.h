@@ -76,6 +76,15 @@ struct DeviceSample {
   std::optional<double> pcie_tx_bytes_per_s;
   std::optional<double> pcie_rx_bytes_per_s;
   std::optional<double> ecc_uncorrected_total;    // volatile uncorrected ECC errors
+  // Profiling activity over the last sampling interval (NVML GPM on Hopper
+  // and later; ROCm/Ascend activity counters where a backend has them), %.
+  std::optional<double> gr_engine_active_pct;     // graphics/compute engine busy
+  std::optional<double> sm_active_pct;            // SMs with at least one warp resident
+  std::optional<double> sm_occupancy_pct;         // resident warps / maximum
+  std::optional<double> tensor_active_pct;        // tensor pipes busy (any type)
+  std::optional<double> dram_active_pct;          // DRAM bandwidth used / peak
+  std::optional<double> nvlink_tx_bytes_per_s;    // all links, interval average
+  std::optional<double> nvlink_rx_bytes_per_s;
   std::vector<ProcessSample> processes;
   std::string job;                                // workload label (traces); "" = unknown
   PodRef pod;                                     // the pod holding the device (Kubernetes)

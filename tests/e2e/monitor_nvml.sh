@@ -47,4 +47,14 @@ grep -q '^DCGM_FI_DEV_XID_ERRORS{gpu="1".*} 79$' m.prom
 grep -q '^DCGM_FI_DEV_FB_USED{gpu="0".*} 10240$' m.prom
 grep -q '^rooftop_gpu_process_memory_used_bytes{gpu="0",UUID=.*,Hostname="gpu-node-7",pid="'"$sleeper"'",command="sleep"} 1073741824$' m.prom
 ! grep -q PCIE m.prom   # NOT_SUPPORTED is left out, never a sentinel
+# Profiling metrics from NVML GPM on GPU0 (it reports GPM support), under
+# dcgm-exporter's names and units (ratios, bytes/s); GPU1 has no GPM: absent.
+grep -q '^DCGM_FI_PROF_SM_ACTIVE{gpu="0",.*} 0.88$' m.prom
+grep -q '^DCGM_FI_PROF_SM_OCCUPANCY{gpu="0",.*} 0.3$' m.prom
+grep -q '^DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu="0",.*} 0.415$' m.prom
+grep -q '^DCGM_FI_PROF_DRAM_ACTIVE{gpu="0",.*} 0.55$' m.prom
+grep -q '^DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0",.*} 0.9$' m.prom
+grep -q '^DCGM_FI_PROF_NVLINK_TX_BYTES{gpu="0",.*} 536870912$' m.prom
+grep -q '^DCGM_FI_PROF_NVLINK_RX_BYTES{gpu="0",.*} 1073741824$' m.prom
+! grep -q '^DCGM_FI_PROF_[A-Z_]*{gpu="1"' m.prom
 echo "ok: nvml through the fake libnvidia-ml.so.1"

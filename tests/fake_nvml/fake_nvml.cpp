@@ -118,4 +118,37 @@ int nvmlEventSetWait_v2(void*, FakeEvent* e, unsigned) {
   return 0;
 }
 int nvmlEventSetFree(void*) { return 0; }
+
+// GPM (nvml.h layout): device 0 supports it, the others do not (as a
+// pre-Hopper board); values are fixed so tests can check units and names.
+struct FakeGpmMetric { unsigned id; int rc; double value; const char *s, *l, *u; };
+struct FakeGpmGet { unsigned version, n; void *s1, *s2; FakeGpmMetric m[98]; };
+int g_gpm_samples[16];
+int g_gpm_next;
+int nvmlGpmQueryDeviceSupport(void* d, unsigned* sup) {  // {version, isSupportedDevice}
+  if (sup[0] != 1) return 25;  // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+  sup[1] = idx(d) == 0 && !std::getenv("FAKE_NVML_NO_GPM");
+  return 0;
+}
+int nvmlGpmSampleAlloc(void** s) { *s = &g_gpm_samples[g_gpm_next++ % 16]; return 0; }
+int nvmlGpmSampleFree(void*) { return 0; }
+int nvmlGpmSampleGet(void*, void* s) { ++*static_cast<int*>(s); return 0; }
+int nvmlGpmMetricsGet(FakeGpmGet* g) {
+  if (g->version != 1 || g->n > 98 || !g->s1 || !g->s2 || g->s1 == g->s2) return 2;  // INVALID_ARGUMENT
+  for (unsigned i = 0; i < g->n; ++i) {
+    FakeGpmMetric& m = g->m[i];
+    m.rc = 0;
+    switch (m.id) {
+      case 1: m.value = 90; break;    // graphics util %
+      case 2: m.value = 88; break;    // SM util %
+      case 3: m.value = 30; break;    // SM occupancy %
+      case 5: m.value = 41.5; break;  // any tensor %
+      case 10: m.value = 55; break;   // DRAM bandwidth %
+      case 60: m.value = 1024; break; // NVLink RX MiB/s
+      case 61: m.value = 512; break;  // NVLink TX MiB/s
+      default: m.rc = 3;              // NOT_SUPPORTED
+    }
+  }
+  return 0;
+}
 }

@@ -7,8 +7,11 @@
 // names to versioned ones and old drivers lack the new ones. Functions that
 // answer NOT_SUPPORTED once are not called again for that device (negative
 // cache), so a sampling round costs only the calls that can succeed.
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -42,6 +45,37 @@ constexpr int kClockSm = 1, kClockMem = 2, kPcieTx = 0, kPcieRx = 1;
 constexpr unsigned long long kEventXid = 0x8;
 constexpr unsigned long long kNotAvailable = ~0ULL;
 
+// NVML GPM (nvml.h, driver 520+; Hopper and later report support).
+struct NvmlGpmSample { void* handle; };
+struct NvmlGpmMetric {
+  unsigned metric_id;
+  nvml_return rc;
+  double value;
+  const char *short_name, *long_name, *unit;
+};
+constexpr unsigned kGpmMetricMax = 98, kGpmMetricsGetVersion = 1, kGpmSupportVersion = 1;
+struct NvmlGpmMetricsGet {
+  unsigned version, num_metrics;
+  NvmlGpmSample sample1, sample2;
+  NvmlGpmMetric metrics[kGpmMetricMax];
+};
+struct NvmlGpmSupport { unsigned version, is_supported_device; };
+static_assert(sizeof(NvmlGpmMetric) == 40 && sizeof(NvmlGpmMetricsGet) == 24 + 40 * kGpmMetricMax);
+
+// GPM metric ids (nvmlGpmMetricId_t) and where each goes; NVLink comes in MiB/s.
+struct GpmRead {
+  unsigned id;
+  std::optional<double> DeviceSample::*field;
+  double scale;
+};
+constexpr GpmRead kGpmReads[] = {{1, &DeviceSample::gr_engine_active_pct, 1},   // GRAPHICS_UTIL
+                                 {2, &DeviceSample::sm_active_pct, 1},          // SM_UTIL
+                                 {3, &DeviceSample::sm_occupancy_pct, 1},       // SM_OCCUPANCY
+                                 {5, &DeviceSample::tensor_active_pct, 1},      // ANY_TENSOR_UTIL
+                                 {10, &DeviceSample::dram_active_pct, 1},       // DRAM_BW_UTIL
+                                 {61, &DeviceSample::nvlink_tx_bytes_per_s, 1048576},  // NVLINK_TOTAL_TX_PER_SEC
+                                 {60, &DeviceSample::nvlink_rx_bytes_per_s, 1048576}};  // NVLINK_TOTAL_RX_PER_SEC
+
 struct Api {
   nvml_return (*init)() = nullptr;
   nvml_return (*shutdown)() = nullptr;
@@ -71,6 +105,11 @@ struct Api {
   nvml_return (*register_events)(nvml_device, unsigned long long, nvml_event_set) = nullptr;
   nvml_return (*event_wait)(nvml_event_set, NvmlEventData*, unsigned) = nullptr;
   nvml_return (*event_set_free)(nvml_event_set) = nullptr;
+  nvml_return (*gpm_support)(nvml_device, NvmlGpmSupport*) = nullptr;
+  nvml_return (*gpm_alloc)(NvmlGpmSample*) = nullptr;
+  nvml_return (*gpm_free)(NvmlGpmSample) = nullptr;
+  nvml_return (*gpm_get)(nvml_device, NvmlGpmSample) = nullptr;
+  nvml_return (*gpm_metrics)(NvmlGpmMetricsGet*) = nullptr;
 };
 
 // Optional calls we may stop making per device after NOT_SUPPORTED.
@@ -80,12 +119,20 @@ struct Gpu {
   nvml_device handle = nullptr;
   bool unsupported[kCalls] = {};
   std::optional<std::int64_t> xid_last;
+  // GPM: the previous and the current sample; metrics are their difference.
+  NvmlGpmSample gpm[2] = {{nullptr}, {nullptr}};
+  bool gpm_primed = false;
 };
 
 class NvmlBackend final : public Backend {
  public:
   explicit NvmlBackend(std::string library) : library_(std::move(library)) {}
   ~NvmlBackend() override {
+    for (Gpu& g : gpus_) {
+      for (NvmlGpmSample& s : g.gpm) {
+        if (lib_ && s.handle) api_.gpm_free(s);
+      }
+    }
     if (lib_ && api_.event_set_free && events_) api_.event_set_free(events_);
     if (lib_ && initialised_) api_.shutdown();
   }
@@ -133,6 +180,7 @@ class NvmlBackend final : public Backend {
       if (api_.max_clock && api_.max_clock(g.handle, kClockSm, &v) == kSuccess) d.sm_clock_max_mhz = v;
       if (api_.max_clock && api_.max_clock(g.handle, kClockMem, &v) == kSuccess) d.mem_clock_max_mhz = v;
       if (events_) api_.register_events(g.handle, kEventXid, events_);  // unsupported on some boards: ignore
+      open_gpm(g);
       gpus_.push_back(g);
       infos.push_back(std::move(d));
     }
@@ -175,11 +223,53 @@ class NvmlBackend final : public Backend {
     if (unsigned long long e = 0; want(kEcc, api_.ecc != nullptr) && ok(kEcc, api_.ecc(g.handle, 1, 0, &e)))
       s.ecc_uncorrected_total = static_cast<double>(e);
     read_processes(g, s);
+    read_gpm(g, s);
     if (events_) s.xid_last = g.xid_last.value_or(0);
     return s;
   }
 
  private:
+  // GPM where the device reports support (Hopper and later); the profiling
+  // fields stay unknown elsewhere.
+  void open_gpm(Gpu& g) {
+    if (!api_.gpm_support || !api_.gpm_alloc || !api_.gpm_free || !api_.gpm_get || !api_.gpm_metrics) return;
+    NvmlGpmSupport sup{kGpmSupportVersion, 0};
+    if (api_.gpm_support(g.handle, &sup) != kSuccess || !sup.is_supported_device) return;
+    for (NvmlGpmSample& s : g.gpm) {
+      if (api_.gpm_alloc(&s) != kSuccess) s.handle = nullptr;
+    }
+    if (!g.gpm[0].handle || !g.gpm[1].handle) {
+      for (NvmlGpmSample& s : g.gpm) {
+        if (s.handle) api_.gpm_free(s);
+        s.handle = nullptr;
+      }
+    }
+  }
+
+  void read_gpm(Gpu& g, DeviceSample& s) {
+    if (!g.gpm[0].handle) return;
+    std::swap(g.gpm[0], g.gpm[1]);  // gpm[0]: the previous sample
+    if (api_.gpm_get(g.handle, g.gpm[1]) != kSuccess) {
+      g.gpm_primed = false;
+      return;
+    }
+    const bool primed = g.gpm_primed;
+    g.gpm_primed = true;
+    if (!primed) return;  // the first sample has nothing to compare with
+    auto get = std::make_unique<NvmlGpmMetricsGet>();
+    std::memset(get.get(), 0, sizeof *get);
+    get->version = kGpmMetricsGetVersion;
+    get->num_metrics = static_cast<unsigned>(std::size(kGpmReads));
+    get->sample1 = g.gpm[0];
+    get->sample2 = g.gpm[1];
+    for (std::size_t i = 0; i < std::size(kGpmReads); ++i) get->metrics[i].metric_id = kGpmReads[i].id;
+    if (api_.gpm_metrics(get.get()) != kSuccess) return;
+    for (std::size_t i = 0; i < std::size(kGpmReads); ++i) {
+      const NvmlGpmMetric& m = get->metrics[i];
+      if (m.rc == kSuccess && std::isfinite(m.value) && m.value >= 0) s.*kGpmReads[i].field = m.value * kGpmReads[i].scale;
+    }
+  }
+
   Result<void> bind_all() {
     const DynLib& l = *lib_;
     ROOFTOP_TRY(l.require(api_.init, {"nvmlInit_v2", "nvmlInit"}));
@@ -192,6 +282,11 @@ class NvmlBackend final : public Backend {
     l.bind(api_.driver_version, {"nvmlSystemGetDriverVersion"});
     l.bind(api_.pci, {"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"});
     l.bind(api_.util, {"nvmlDeviceGetUtilizationRates"});
+    l.bind(api_.gpm_support, {"nvmlGpmQueryDeviceSupport"});
+    l.bind(api_.gpm_alloc, {"nvmlGpmSampleAlloc"});
+    l.bind(api_.gpm_free, {"nvmlGpmSampleFree"});
+    l.bind(api_.gpm_get, {"nvmlGpmSampleGet"});
+    l.bind(api_.gpm_metrics, {"nvmlGpmMetricsGet"});
     l.bind(api_.mem_v2, {"nvmlDeviceGetMemoryInfo_v2"});
     l.bind(api_.mem_v1, {"nvmlDeviceGetMemoryInfo"});
     l.bind(api_.temp_v, {"nvmlDeviceGetTemperatureV"});
