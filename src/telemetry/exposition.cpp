@@ -45,35 +45,31 @@ void header(std::string& out, std::string_view name, std::string_view help, bool
   fmt::format_to(Out(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, counter ? "counter" : "gauge");
 }
 
+// ,key="escaped value"
+void label(std::string& out, std::string_view key, std::string_view v) {
+  fmt::format_to(Out(out), ",{}=\"", key);
+  escape(out, v);
+  out += '"';
+}
+
 // The pod holding the device (Kubernetes), as dcgm-exporter labels it.
 void pod_labels(std::string& out, const PodRef& p) {
   if (p.pod.empty()) return;
-  out += ",pod=\"";
-  escape(out, p.pod);
-  out += "\",namespace=\"";
-  escape(out, p.ns);
-  out += "\",container=\"";
-  escape(out, p.container);
-  out += "\"";
+  label(out, "pod", p.pod);
+  label(out, "namespace", p.ns);
+  label(out, "container", p.container);
 }
 
 void gpu_labels(std::string& out, const DeviceInfo& d, Names names) {
+  fmt::format_to(Out(out), "{{gpu=\"{}\"", d.index);
   if (names == Names::dcgm) {
-    fmt::format_to(Out(out), "{{gpu=\"{}\",UUID=\"", d.index);
-    escape(out, d.uuid);
-    out += "\",pci_bus_id=\"";
-    escape(out, d.pci_bus_id);
-    out += "\",device=\"";
-    escape(out, d.device);
-    out += "\",modelName=\"";
-    escape(out, d.model);
-    out += "\",Hostname=\"";
-    escape(out, d.host);
-    out += "\"";
+    label(out, "UUID", d.uuid);
+    label(out, "pci_bus_id", d.pci_bus_id);
+    label(out, "device", d.device);
+    label(out, "modelName", d.model);
+    label(out, host_label(names), d.host);
   } else {
-    fmt::format_to(Out(out), "{{gpu=\"{}\",uuid=\"", d.index);
-    escape(out, d.uuid);
-    out += "\"";
+    label(out, "uuid", d.uuid);
   }
 }
 
@@ -128,16 +124,13 @@ void render_gpus(std::string& out, const Snapshot& snap, Names names, const Rend
   if (names == Names::rooftop && !snap.devices.empty()) {
     header(out, kGpuInfo, "Identity of each device; join on gpu and uuid. Value is always 1.", false);
     for (const DeviceReading& r : snap.devices) {
-      fmt::format_to(Out(out), "{}{{gpu=\"{}\",uuid=\"", kGpuInfo, r.info.index);
-      escape(out, r.info.uuid);
+      out += kGpuInfo;
+      gpu_labels(out, r.info, Names::rooftop);
       const std::pair<const char*, const std::string*> labels[] = {
           {"model_name", &r.info.model}, {"device", &r.info.device}, {"pci_bus_id", &r.info.pci_bus_id},
           {"driver_version", &r.info.driver_version}, {"backend", &r.info.backend}};
-      for (const auto& [k, v] : labels) {
-        fmt::format_to(Out(out), "\",{}=\"", k);
-        escape(out, *v);
-      }
-      out += "\"} 1\n";
+      for (const auto& [k, v] : labels) label(out, k, *v);
+      out += "} 1\n";
     }
   }
 }

@@ -27,6 +27,7 @@ echo "ok: bad web config files are exit 2"
 
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true' EXIT
+. "$SRC/tests/monitor_lib.sh"
 "$ROOFTOP" monitor --web.config.file web.yml --backends "fake:$SRC/data/traces/a100-idle.csv" \
   --listen 127.0.0.1:0 --json > m.json &
 pids+=($!)
@@ -46,20 +47,7 @@ grep -q '^DCGM_FI_DEV_GPU_UTIL{' metrics.txt
 echo "ok: basic auth guards /metrics"
 
 # A real Prometheus scrapes with basic_auth.
-pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat > prometheus.yml <<YML
-global: {scrape_interval: 1s, scrape_timeout: 1s}
-scrape_configs:
-  - job_name: rooftop
-    basic_auth: {username: alice, password: s3cret}
-    static_configs: [{targets: ['127.0.0.1:$mport']}]
-YML
-prometheus --config.file=prometheus.yml --storage.tsdb.path=prom-data \
-  --web.listen-address="127.0.0.1:$pport" > prometheus.log 2>&1 &
-pids+=($!)
-count() { curl -sf -G "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" |
-  python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"]["result"]))' 2>/dev/null || echo 0; }
-for _ in $(seq 60); do [ "$(count 'up{job="rooftop"} == 1')" = 1 ] && break; sleep 1; done
-[ "$(count 'up{job="rooftop"} == 1')" = 1 ] || { cat prometheus.log; echo "FAIL: Prometheus could not scrape with basic auth"; exit 1; }
-[ "$(count DCGM_FI_DEV_GPU_UTIL)" = 1 ]
+prom_start "{job_name: rooftop, basic_auth: {username: alice, password: s3cret}, static_configs: [{targets: ['127.0.0.1:$mport']}]}"
+prom_wait_up rooftop
+[ "$(prom_count DCGM_FI_DEV_GPU_UTIL)" = 1 ]
 echo "ok: Prometheus scrapes through basic auth"

@@ -13,6 +13,7 @@ mkdir -p "$WORK" && cd "$WORK" && rm -f ./*.sock h.db* m.json
 PY=/usr/bin/python3
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true' EXIT
+. "$SRC/tests/monitor_lib.sh"
 # Two GPUs, no job column: attribution provides the job.
 cat > pods.csv <<CSV
 t_s,host,gpu,uuid,model,gpu_util_pct,fb_used_bytes,fb_free_bytes
@@ -33,14 +34,10 @@ start_server kubelet.sock kubelet.sock "trainer-0/ml/main=GPU-aaaa0000-0000-4000
 start_server other.sock --other-service other.sock
 
 for names in dcgm rooftop; do
-  rm -f m.json h.db*
-  "$ROOFTOP" monitor --names "$names" --backends "fake:$WORK/pods.csv" --pod-resources "$WORK/kubelet.sock" \
-    --db h.db --listen 127.0.0.1:0 --json > m.json &
-  mpid=$!
-  for _ in $(seq 50); do [ -s m.json ] && break; sleep 0.1; done
-  port=$($PY -c 'import json; print(json.load(open("m.json"))["port"])')
-  curl -sf "http://127.0.0.1:$port/metrics" > "$names.prom"
-  kill -TERM "$mpid"; wait "$mpid"
+  rm -f h.db*
+  monitor_start m.json --names "$names" --backends "fake:$WORK/pods.csv" --pod-resources "$WORK/kubelet.sock" --db h.db
+  curl -sf "http://127.0.0.1:$MON_PORT/metrics" > "$names.prom"
+  kill -TERM "$MON_PID"; wait "$MON_PID"
   util=$([ "$names" = dcgm ] && echo DCGM_FI_DEV_GPU_UTIL || echo rooftop_gpu_utilization_ratio)
   grep -E "^$util\{gpu=\"0\",.*,pod=\"trainer-0\",namespace=\"ml\",container=\"main\"\} " "$names.prom"
   grep -E "^$util\{gpu=\"1\"," "$names.prom" | grep -v 'pod=' >/dev/null

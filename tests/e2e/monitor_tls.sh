@@ -37,11 +37,9 @@ echo "ok: bad TLS settings are exit 2 naming the file"
 
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true' EXIT
-"$ROOFTOP" monitor --web.config.file tls/web.yml --backends "fake:$SRC/data/traces/a100-idle.csv" \
-  --listen 127.0.0.1:0 --json > m.json &
-pids+=($!)
-for _ in $(seq 50); do [ -s m.json ] && break; sleep 0.1; done
-mport=$(python3 -c 'import json; print(json.load(open("m.json"))["port"])')
+. "$SRC/tests/monitor_lib.sh"
+monitor_start m.json --web.config.file tls/web.yml --backends "fake:$SRC/data/traces/a100-idle.csv"
+mport=$MON_PORT tls_pid=$MON_PID
 python3 -c 'import json; u=json.load(open("m.json"))["url"]; assert u.startswith("https://"), u'
 url="https://127.0.0.1:$mport"
 code() { curl -s --cacert tls/cert.pem -o /dev/null -w '%{http_code}' "$@"; }
@@ -60,32 +58,14 @@ if curl -s -o /dev/null "$url/healthz"; then echo "FAIL: an unverified certifica
 echo "ok: HTTPS with basic auth"
 
 # A real Prometheus scrapes over HTTPS, verifying the certificate.
-pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat > prometheus.yml <<YML
-global: {scrape_interval: 1s, scrape_timeout: 1s}
-scrape_configs:
-  - job_name: rooftop
-    scheme: https
-    tls_config: {ca_file: $PWD/tls/cert.pem}
-    basic_auth: {username: alice, password: s3cret}
-    static_configs: [{targets: ['127.0.0.1:$mport']}]
-YML
-prometheus --config.file=prometheus.yml --storage.tsdb.path=prom-data \
-  --web.listen-address="127.0.0.1:$pport" > prometheus.log 2>&1 &
-pids+=($!)
-count() { curl -sf -G "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" |
-  python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"]["result"]))' 2>/dev/null || echo 0; }
-for _ in $(seq 60); do [ "$(count 'up{job="rooftop"} == 1')" = 1 ] && break; sleep 1; done
-[ "$(count 'up{job="rooftop"} == 1')" = 1 ] || { cat prometheus.log; echo "FAIL: Prometheus could not scrape over TLS"; exit 1; }
-[ "$(count DCGM_FI_DEV_GPU_UTIL)" = 1 ]
+prom_start "{job_name: rooftop, scheme: https, tls_config: {ca_file: $PWD/tls/cert.pem}, basic_auth: {username: alice, password: s3cret}, static_configs: [{targets: ['127.0.0.1:$mport']}]}"
+prom_wait_up rooftop
+[ "$(prom_count DCGM_FI_DEV_GPU_UTIL)" = 1 ]
 echo "ok: Prometheus scrapes over TLS"
 
 # libssl is loaded only when TLS is asked for.
-grep -q 'libssl' "/proc/${pids[0]}/maps" || { echo "FAIL: the TLS monitor has no libssl mapped?"; exit 1; }
-kill "${pids[0]}"
-"$ROOFTOP" monitor --backends "fake:$SRC/data/traces/a100-idle.csv" --listen 127.0.0.1:0 --json > p.json &
-ppid=$!
-pids+=($ppid)
-for _ in $(seq 50); do [ -s p.json ] && break; sleep 0.1; done
-if grep -q 'libssl' "/proc/$ppid/maps"; then echo "FAIL: libssl mapped without TLS"; exit 1; fi
+grep -q 'libssl' "/proc/$tls_pid/maps" || { echo "FAIL: the TLS monitor has no libssl mapped?"; exit 1; }
+kill "$tls_pid"
+monitor_start p.json --backends "fake:$SRC/data/traces/a100-idle.csv"
+if grep -q 'libssl' "/proc/$MON_PID/maps"; then echo "FAIL: libssl mapped without TLS"; exit 1; fi
 echo "ok: plain HTTP does not load libssl"
