@@ -62,14 +62,24 @@ void pod_labels(std::string& out, const PodRef& p) {
 
 void gpu_labels(std::string& out, const DeviceInfo& d, Names names) {
   fmt::format_to(Out(out), "{{gpu=\"{}\"", d.index);
+  const bool mig = d.gpu_instance >= 0;
   if (names == Names::dcgm) {
-    label(out, "UUID", d.uuid);
+    // dcgm-exporter: a MIG instance carries its parent's UUID and GPU_I_*.
+    label(out, "UUID", mig ? d.parent_uuid : d.uuid);
     label(out, "pci_bus_id", d.pci_bus_id);
     label(out, "device", d.device);
     label(out, "modelName", d.model);
+    if (mig) {
+      label(out, "GPU_I_PROFILE", d.mig_profile);
+      label(out, "GPU_I_ID", std::to_string(d.gpu_instance));
+    }
     label(out, host_label(names), d.host);
   } else {
     label(out, "uuid", d.uuid);
+    if (mig) {
+      label(out, "gpu_instance", std::to_string(d.gpu_instance));
+      label(out, "mig_profile", d.mig_profile);
+    }
   }
 }
 
@@ -128,7 +138,8 @@ void render_gpus(std::string& out, const Snapshot& snap, Names names, const Rend
       gpu_labels(out, r.info, Names::rooftop);
       const std::pair<const char*, const std::string*> labels[] = {
           {"model_name", &r.info.model}, {"device", &r.info.device}, {"pci_bus_id", &r.info.pci_bus_id},
-          {"driver_version", &r.info.driver_version}, {"backend", &r.info.backend}};
+          {"driver_version", &r.info.driver_version}, {"backend", &r.info.backend},
+          {"parent_uuid", &r.info.parent_uuid}};
       for (const auto& [k, v] : labels) label(out, k, *v);
       out += "} 1\n";
     }

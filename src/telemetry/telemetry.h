@@ -36,6 +36,12 @@ struct DeviceInfo {
   std::string pci_bus_id;      // "00000000:17:00.0" when known
   std::string driver_version;  // when known
   std::string host;            // host name the device belongs to
+  // A MIG instance (a device of its own): its parent GPU's UUID (`index` is
+  // the parent's index, as dcgm-exporter's `gpu` label), its GPU instance id
+  // and profile ("1g.10gb"). Empty / -1 for a whole device.
+  std::string parent_uuid;
+  int gpu_instance = -1;
+  std::string mig_profile;
   std::optional<double> mem_total_bytes;
   std::optional<double> power_limit_w;
   std::optional<double> sm_clock_max_mhz;

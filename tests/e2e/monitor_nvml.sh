@@ -58,3 +58,29 @@ grep -q '^DCGM_FI_PROF_NVLINK_TX_BYTES{gpu="0",.*} 536870912$' m.prom
 grep -q '^DCGM_FI_PROF_NVLINK_RX_BYTES{gpu="0",.*} 1073741824$' m.prom
 ! grep -q '^DCGM_FI_PROF_[A-Z_]*{gpu="1"' m.prom
 echo "ok: nvml through the fake libnvidia-ml.so.1"
+
+# MIG: GPU0 in MIG mode presents two instances, each a device of its own with
+# its parent's gpu index and UUID and GPU_I_PROFILE / GPU_I_ID (dcgm names),
+# or its own uuid with gpu_instance / mig_profile (rooftop names); memory and
+# processes per instance; utilisation from GPM (an instance has no NVML one).
+kill "$pid"; wait "$pid" 2>/dev/null || true
+for names in dcgm rooftop; do
+  rm -f mig.json
+  FAKE_NVML_MIG=1 ROOFTOP_NVML_LIBRARY="$lib" "$ROOFTOP" monitor --backends nvml --names "$names" \
+    --listen 127.0.0.1:0 --json > mig.json &
+  pid=$!
+  for _ in $(seq 50); do [ -s mig.json ] && break; sleep 0.1; done
+  [ "$(python3 -c 'import json; print(json.load(open("mig.json"))["devices"])')" = 4 ]
+  port=$(python3 -c 'import json; print(json.load(open("mig.json"))["port"])')
+  curl -sf "http://127.0.0.1:$port/metrics" > "mig-$names.prom"
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+done
+grep -q '^DCGM_FI_DEV_FB_TOTAL{gpu="0",UUID="GPU-fa4e0000-0000-4000-8000-000000000000",pci_bus_id="00000000:17:00.0",device="nvidia0",modelName="NVIDIA H100 80GB HBM3 MIG 1g.10gb",GPU_I_PROFILE="1g.10gb",GPU_I_ID="1",Hostname=""} 9728$' mig-dcgm.prom
+grep -q '^DCGM_FI_DEV_FB_USED{gpu="0",.*GPU_I_PROFILE="3g.40gb",GPU_I_ID="2",.*} 2048$' mig-dcgm.prom
+grep -q '^DCGM_FI_DEV_GPU_UTIL{gpu="0",.*GPU_I_ID="1",.*} 90$' mig-dcgm.prom      # from GPM
+grep -q '^DCGM_FI_PROF_SM_ACTIVE{gpu="0",.*GPU_I_ID="2",.*} 0.88$' mig-dcgm.prom
+! grep -q '^DCGM_FI_DEV_POWER_USAGE{.*GPU_I_ID=' mig-dcgm.prom                     # not supported on an instance
+grep -q '^rooftop_gpu_memory_used_bytes{gpu="0",uuid="MIG-fa4e0000-0000-4000-8000-000000000001",gpu_instance="1",mig_profile="1g.10gb"} 1073741824$' mig-rooftop.prom
+grep -q '^rooftop_gpu_info{gpu="0",uuid="MIG-fa4e0000-0000-4000-8000-000000000002",gpu_instance="2",mig_profile="3g.40gb",.*parent_uuid="GPU-fa4e0000-0000-4000-8000-000000000000"} 1$' mig-rooftop.prom
+promtool check metrics < mig-rooftop.prom
+echo "ok: MIG instances from the fake libnvidia-ml.so.1"

@@ -110,6 +110,11 @@ struct Api {
   nvml_return (*gpm_free)(NvmlGpmSample) = nullptr;
   nvml_return (*gpm_get)(nvml_device, NvmlGpmSample) = nullptr;
   nvml_return (*gpm_metrics)(NvmlGpmMetricsGet*) = nullptr;
+  nvml_return (*gpm_mig_get)(nvml_device, unsigned, NvmlGpmSample) = nullptr;
+  nvml_return (*mig_mode)(nvml_device, unsigned*, unsigned*) = nullptr;
+  nvml_return (*mig_count)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*mig_handle)(nvml_device, unsigned, nvml_device*) = nullptr;
+  nvml_return (*gpu_instance_id)(nvml_device, unsigned*) = nullptr;
 };
 
 // Optional calls we may stop making per device after NOT_SUPPORTED.
@@ -122,6 +127,10 @@ struct Gpu {
   // GPM: the previous and the current sample; metrics are their difference.
   NvmlGpmSample gpm[2] = {{nullptr}, {nullptr}};
   bool gpm_primed = false;
+  // A MIG instance: its parent's handle and GPU instance id (GPM is sampled
+  // through the parent).
+  nvml_device parent = nullptr;
+  unsigned gpu_instance = 0;
 };
 
 class NvmlBackend final : public Backend {
@@ -182,7 +191,8 @@ class NvmlBackend final : public Backend {
       if (events_) api_.register_events(g.handle, kEventXid, events_);  // unsupported on some boards: ignore
       open_gpm(g);
       gpus_.push_back(g);
-      infos.push_back(std::move(d));
+      infos.push_back(d);
+      add_mig_instances(g, d, infos);
     }
     for (std::size_t i = 0; i < infos.size(); ++i) {
       const DeviceSample first = sample(static_cast<int>(i));
@@ -235,6 +245,44 @@ class NvmlBackend final : public Backend {
     if (!api_.gpm_support || !api_.gpm_alloc || !api_.gpm_free || !api_.gpm_get || !api_.gpm_metrics) return;
     NvmlGpmSupport sup{kGpmSupportVersion, 0};
     if (api_.gpm_support(g.handle, &sup) != kSuccess || !sup.is_supported_device) return;
+    open_gpm_buffers(g);
+  }
+
+  // With MIG enabled on `parent`, each MIG instance is a device of its own,
+  // labelled with its parent and profile (dcgm-exporter's model).
+  void add_mig_instances(const Gpu& parent, const DeviceInfo& pinfo, std::vector<DeviceInfo>& infos) {
+    unsigned current = 0, pending = 0, max = 0;
+    if (!api_.mig_mode || !api_.mig_count || !api_.mig_handle || !api_.gpu_instance_id) return;
+    if (api_.mig_mode(parent.handle, &current, &pending) != kSuccess || current != 1) return;
+    if (api_.mig_count(parent.handle, &max) != kSuccess) return;
+    char buf[96] = {};
+    for (unsigned i = 0; i < max; ++i) {
+      Gpu g;
+      unsigned gi = 0;
+      if (api_.mig_handle(parent.handle, i, &g.handle) != kSuccess) continue;  // an empty slot
+      if (api_.gpu_instance_id(g.handle, &gi) != kSuccess) continue;
+      g.parent = parent.handle;
+      g.gpu_instance = gi;
+      DeviceInfo d = pinfo;  // index, device node, bus id and host are the parent's
+      d.parent_uuid = pinfo.uuid;
+      d.gpu_instance = static_cast<int>(gi);
+      d.power_limit_w.reset();
+      d.sm_clock_max_mhz.reset();
+      d.mem_clock_max_mhz.reset();
+      if (api_.uuid(g.handle, buf, sizeof buf) == kSuccess) d.uuid = buf;
+      if (api_.name(g.handle, buf, sizeof buf) == kSuccess) {
+        // "NVIDIA H100 80GB HBM3 MIG 1g.10gb": the profile follows "MIG ".
+        const std::string name = buf;
+        if (const auto at = name.rfind(" MIG "); at != std::string::npos) d.mig_profile = name.substr(at + 5);
+        d.model = name;
+      }
+      if (parent.gpm[0].handle && api_.gpm_mig_get) open_gpm_buffers(g);
+      gpus_.push_back(g);
+      infos.push_back(std::move(d));
+    }
+  }
+
+  void open_gpm_buffers(Gpu& g) {
     for (NvmlGpmSample& s : g.gpm) {
       if (api_.gpm_alloc(&s) != kSuccess) s.handle = nullptr;
     }
@@ -249,7 +297,8 @@ class NvmlBackend final : public Backend {
   void read_gpm(Gpu& g, DeviceSample& s) {
     if (!g.gpm[0].handle) return;
     std::swap(g.gpm[0], g.gpm[1]);  // gpm[0]: the previous sample
-    if (api_.gpm_get(g.handle, g.gpm[1]) != kSuccess) {
+    const nvml_return got = g.parent ? api_.gpm_mig_get(g.parent, g.gpu_instance, g.gpm[1]) : api_.gpm_get(g.handle, g.gpm[1]);
+    if (got != kSuccess) {
       g.gpm_primed = false;
       return;
     }
@@ -268,6 +317,8 @@ class NvmlBackend final : public Backend {
       const NvmlGpmMetric& m = get->metrics[i];
       if (m.rc == kSuccess && std::isfinite(m.value) && m.value >= 0) s.*kGpmReads[i].field = m.value * kGpmReads[i].scale;
     }
+    // A MIG instance has no NVML utilisation: its graphics-engine activity is it.
+    if (g.parent && !s.gpu_util_pct && s.gr_engine_active_pct) s.gpu_util_pct = s.gr_engine_active_pct;
   }
 
   Result<void> bind_all() {
@@ -287,6 +338,11 @@ class NvmlBackend final : public Backend {
     l.bind(api_.gpm_free, {"nvmlGpmSampleFree"});
     l.bind(api_.gpm_get, {"nvmlGpmSampleGet"});
     l.bind(api_.gpm_metrics, {"nvmlGpmMetricsGet"});
+    l.bind(api_.gpm_mig_get, {"nvmlGpmMigSampleGet"});
+    l.bind(api_.mig_mode, {"nvmlDeviceGetMigMode"});
+    l.bind(api_.mig_count, {"nvmlDeviceGetMaxMigDeviceCount"});
+    l.bind(api_.mig_handle, {"nvmlDeviceGetMigDeviceHandleByIndex"});
+    l.bind(api_.gpu_instance_id, {"nvmlDeviceGetGpuInstanceId"});
     l.bind(api_.mem_v2, {"nvmlDeviceGetMemoryInfo_v2"});
     l.bind(api_.mem_v1, {"nvmlDeviceGetMemoryInfo"});
     l.bind(api_.temp_v, {"nvmlDeviceGetTemperatureV"});
