@@ -54,9 +54,13 @@ CREATE TABLE IF NOT EXISTS devices(
   idx INTEGER NOT NULL, model TEXT NOT NULL, mem_total_bytes REAL,
   UNIQUE(host, backend, uuid));
 CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS pods(
+  id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, pod TEXT NOT NULL, container TEXT NOT NULL,
+  UNIQUE(namespace, pod, container));
 CREATE TABLE IF NOT EXISTS samples(
   device_id INTEGER NOT NULL, ts_ms INTEGER NOT NULL, step_s REAL NOT NULL, job_id INTEGER,
-  {}PRIMARY KEY(device_id, ts_ms)) WITHOUT ROWID;
+  {}pod_id INTEGER,
+  PRIMARY KEY(device_id, ts_ms)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS host_samples(
   host TEXT NOT NULL, ts_ms INTEGER NOT NULL, step_s REAL NOT NULL,
   {}PRIMARY KEY(host, ts_ms)) WITHOUT ROWID;
@@ -69,6 +73,20 @@ constexpr std::size_t kStoredDeviceColumns = [] {
   for (const DeviceMetric& m : kDeviceMetrics) n += m.stored ? 1 : 0;
   return n;
 }();
+
+// True when `table` has `column` (stores written before it was added lack it).
+bool has_column(sqlite3* db, const char* table, const char* column) {
+  sqlite3_stmt* q = nullptr;
+  bool found = false;
+  if (sqlite3_prepare_v2(db, fmt::format("PRAGMA table_info({})", table).c_str(), -1, &q, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(q) == SQLITE_ROW) {
+      const unsigned char* name = sqlite3_column_text(q, 1);
+      if (name && std::string_view(reinterpret_cast<const char*>(name)) == column) found = true;
+    }
+  }
+  sqlite3_finalize(q);
+  return found;
+}
 
 std::string placeholders(std::size_t n) {
   std::string out;
@@ -190,6 +208,15 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, const StoreO
     e.code = Errc::invalid_input;
     return make_error(std::move(e));
   }
+  // samples.pod_id came after the first stores: added in place (a NULL
+  // column; readers of older files see no pod).
+  if (!has_column(db, "samples", "pod_id") &&
+      sqlite3_exec(db, "ALTER TABLE samples ADD COLUMN pod_id INTEGER", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    Error e = store->fail("cannot add the pod column");
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    e.code = Errc::invalid_input;
+    return make_error(std::move(e));
+  }
   {
     Stmt v(db, "SELECT value FROM meta WHERE key='schema_version'");
     if (v.ok() && sqlite3_step(v.get()) == SQLITE_ROW) {
@@ -235,6 +262,7 @@ Result<std::unique_ptr<Store>> Store::open_read_only(const std::string& path) {
   // No mmap (SQLite's default): a memory-mapped 1 GB store read end to end
   // made analyze's RSS 2.4 GB and was no faster than reads through its small
   // page cache (30 days x 8 devices: 8.5 s mapped, 7.9 s not; 23 MB RSS).
+  store->has_pods_ = has_column(db, "samples", "pod_id");
   return store;
 }
 
@@ -259,6 +287,18 @@ Result<std::int64_t> Store::device_id(const DeviceInfo& d) {
   return device_ids_[key] = sqlite3_column_int64(ins.get(), 0);
 }
 
+Result<std::int64_t> Store::pod_id(const PodRef& pod) {
+  const std::string key = pod.ns + '\n' + pod.pod + '\n' + pod.container;
+  if (auto it = pod_ids_.find(key); it != pod_ids_.end()) return it->second;
+  Stmt ins(db_, "INSERT INTO pods(namespace, pod, container) VALUES(?,?,?) ON CONFLICT(namespace, pod, container) "
+                "DO UPDATE SET pod=pod RETURNING id");
+  ins.bind_text(1, pod.ns);
+  ins.bind_text(2, pod.pod);
+  ins.bind_text(3, pod.container);
+  if (!ins.ok() || sqlite3_step(ins.get()) != SQLITE_ROW) return make_error(fail("cannot record pod"));
+  return pod_ids_[key] = sqlite3_column_int64(ins.get(), 0);
+}
+
 Result<std::int64_t> Store::job_id(const std::string& job) {
   if (auto it = job_ids_.find(job); it != job_ids_.end()) return it->second;
   Stmt ins(db_, "INSERT INTO jobs(name) VALUES(?) ON CONFLICT(name) DO UPDATE SET name=name RETURNING id");
@@ -271,7 +311,8 @@ Result<void> Store::append(const Snapshot& snap) {
   ROOFTOP_TRY(exec("BEGIN"));
   auto body = [&]() -> Result<void> {
     const std::int64_t ts = to_ms(snap.time_s);
-    Stmt ins(db_, fmt::format("INSERT OR REPLACE INTO samples(device_id, ts_ms, step_s, job_id, {}) VALUES(?,?,?,?,{})",
+    Stmt ins(db_, fmt::format("INSERT OR REPLACE INTO samples(device_id, ts_ms, step_s, job_id, pod_id, {}) "
+                              "VALUES(?,?,?,?,?,{})",
                               sample_cols(), placeholders(kStoredDeviceColumns))
                       .c_str());
     if (!ins.ok()) return make_error(fail("cannot prepare insert"));
@@ -290,7 +331,14 @@ Result<void> Store::append(const Snapshot& snap) {
       sqlite3_bind_int64(ins.get(), 2, ts);
       sqlite3_bind_double(ins.get(), 3, opts_.interval_s);
       ins.bind_int(4, job);
-      int col = 5;
+      std::optional<std::int64_t> pod;
+      if (!r.sample.pod.pod.empty()) {
+        auto p = pod_id(r.sample.pod);
+        if (!p) return make_error(p.error());
+        pod = *p;
+      }
+      ins.bind_int(5, pod);
+      int col = 6;
       for_stored([&](const DeviceMetric& m) {
         const DeviceField& f = m.field;
         if (f.real) {
@@ -338,7 +386,7 @@ Result<void> Store::maintain(double now_s) {
       "CREATE TEMP TABLE IF NOT EXISTS ds AS SELECT * FROM samples WHERE 0;"
       "CREATE TEMP TABLE IF NOT EXISTS hds AS SELECT * FROM host_samples WHERE 0;"
       "DELETE FROM temp.ds; DELETE FROM temp.hds;"
-      "INSERT INTO temp.ds SELECT device_id, ts_ms / {b} * {b}, {step}, max(job_id){dev_folds} FROM samples "
+      "INSERT INTO temp.ds SELECT device_id, ts_ms / {b} * {b}, {step}, max(job_id){dev_folds}, max(pod_id) FROM samples "
       "WHERE device_id IN (SELECT id FROM devices) AND ts_ms < {cut} AND step_s < {step} "
       "GROUP BY device_id, ts_ms / {b};"
       "DELETE FROM samples WHERE device_id IN (SELECT id FROM devices) AND ts_ms < {cut} AND step_s < {step};"
@@ -394,9 +442,12 @@ Result<std::pair<double, double>> Store::time_range() {
 
 Result<void> Store::scan(std::int64_t device, double from_s, double to_s,
                          const std::function<void(const StoredSample&)>& fn) {
-  Stmt q(db_, fmt::format("SELECT ts_ms, step_s, jobs.name, {} FROM samples LEFT JOIN jobs ON jobs.id = job_id "
+  // A store written before samples.pod_id existed, opened read-only, has no pods.
+  Stmt q(db_, fmt::format("SELECT ts_ms, step_s, jobs.name, {}, {} FROM samples LEFT JOIN jobs ON jobs.id = job_id {} "
                           "WHERE device_id = ? AND ts_ms >= ? AND ts_ms < ? ORDER BY ts_ms",
-                          sample_cols())
+                          sample_cols(),
+                          has_pods_ ? "pods.namespace, pods.pod, pods.container" : "NULL, NULL, NULL",
+                          has_pods_ ? "LEFT JOIN pods ON pods.id = samples.pod_id" : "")
                   .c_str());
   if (!q.ok()) return make_error(fail("cannot query samples"));
   sqlite3_bind_int64(q.get(), 1, device);
@@ -421,6 +472,7 @@ Result<void> Store::scan(std::int64_t device, double from_s, double to_s,
       }
       ++col;
     });
+    s.pod = PodRef{q.col_text(col + 1), q.col_text(col), q.col_text(col + 2)};
     fn(r);
   }
   if (rc != SQLITE_DONE) return make_error(fail("cannot read samples"));

@@ -49,6 +49,7 @@ echo "ok: pod, namespace and container labels on the pod's device only"
 # The history keeps the pod as the job of the pod's device (and none for the other).
 [ "$(sqlite3 h.db "SELECT DISTINCT jobs.name FROM samples JOIN jobs ON jobs.id = job_id")" = "ml/trainer-0" ]
 [ "$(sqlite3 h.db "SELECT count(*) FROM samples WHERE job_id IS NULL")" -ge 1 ]
+[ "$(sqlite3 h.db "SELECT DISTINCT pods.namespace, pods.pod, pods.container FROM samples JOIN pods ON pods.id = pod_id")" = "ml|trainer-0|main" ]
 echo "ok: the store keeps the pod with each sample"
 
 expect_exit2() {  # expect_exit2 PATTERN SOCKET

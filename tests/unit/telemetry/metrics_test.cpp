@@ -31,6 +31,7 @@ DeviceReading full_reading() {
     v += 1;
   }
   r.sample.job = "train";
+  r.sample.pod = PodRef{"trainer-0", "ml", "main"};
   return r;
 }
 
@@ -103,6 +104,7 @@ TEST(Metrics, EveryStoredRowSurvivesTheStore) {
       EXPECT_EQ(metric_value(m, back), metric_value(m, snap.devices[0])) << m.column;
     }
   }
+  EXPECT_EQ(rows->front().sample.pod, snap.devices[0].sample.pod);
   auto hosts = (*store)->query_host("node-t", 0, 2000);
   ASSERT_TRUE(hosts && hosts->size() == 1);
   for (const HostMetric& m : kHostMetrics) EXPECT_EQ(hosts->front().host.*m.field, h.*m.field) << m.column;
