@@ -3,6 +3,7 @@
 // and /healthz, and optionally keeps a SQLite history, until SIGINT/SIGTERM.
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <filesystem>
 #include <cstdio>
 #include <memory>
 
@@ -11,9 +12,11 @@
 
 #include "command.h"
 #include "core/text.h"
+#include "telemetry/podresources.h"
 #include "telemetry/server.h"
 #include "telemetry/store.h"
 #include "telemetry/telemetry.h"
+#include "telemetry/tls.h"
 #include "telemetry/webconfig.h"
 
 namespace rooftop::app {
@@ -23,6 +26,7 @@ namespace tel = rooftop::telemetry;
 
 constexpr double kMinInterval_s = 0.1;     // a floor: "3" meaning 3 ms burnt cores (dcgm-exporter#311)
 constexpr double kMaintenanceEvery_s = 600;
+constexpr double kPodRefresh_s = 5;  // pods come and go in minutes; one List call per 5 s
 
 std::atomic<tel::MetricsServer*> g_server{nullptr};
 
@@ -39,6 +43,8 @@ struct MonitorOptions {
   std::string names = "dcgm";
   std::string proc_root = "/";
   std::string web_config;
+  std::string pod_resources = "auto";
+  bool process_metrics = false;
   bool json = false;
 };
 
@@ -62,6 +68,19 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
     if (!w) return report_error(w.error());
     web = std::move(*w);
   }
+  // TLS is loaded before anything starts: a certificate that does not match
+  // its key, or no libssl, is exit 2 naming it.
+  std::shared_ptr<tel::TlsContext> tls;
+  if (!web.tls_cert_file.empty()) {
+    auto t = tel::TlsContext::load(web.tls_cert_file, web.tls_key_file);
+    if (!t) {
+      Error e = t.error();
+      e.code = Errc::invalid_input;
+      if (e.context.empty()) e.context = o.web_config;
+      return report_error(e);
+    }
+    tls = std::move(*t);
+  }
 
   // 2. Backends and the history database (a bad database stops us here, exit 2).
   tel::BackendOptions bopts;
@@ -83,12 +102,35 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
   if (auto r = sampler.open(&warnings); !r) return report_error(r.error());
   for (const std::string& w : warnings) std::fprintf(stderr, "rooftop: warning: %s\n", w.c_str());
 
+  if (o.process_metrics) sampler.add_annotate([root = o.proc_root](tel::Snapshot& s) { tel::describe_processes(s, root); });
+  // Kubernetes attribution: a socket named is required (exit 2 when it is
+  // not pod-resources); `auto` uses the kubelet's when it is there.
+  if (o.pod_resources != "off") {
+    const bool named = o.pod_resources != "auto";
+    const std::string socket = named ? o.pod_resources : tel::kPodResourcesSocket;
+    if (named || std::filesystem::exists(socket)) {
+      auto client = tel::PodResourcesClient::open(socket);
+      if (client) {
+        sampler.add_annotate(tel::pod_annotator(std::move(*client), kPodRefresh_s, [](const std::string& w) {
+          std::fprintf(stderr, "rooftop: warning: %s\n", w.c_str());
+        }));
+      } else if (named) {
+        Error e = client.error();
+        e.code = Errc::invalid_input;
+        return report_error(e);
+      } else {
+        std::fprintf(stderr, "rooftop: warning: no pod attribution: %s\n", client.error().what().c_str());
+      }
+    }
+  }
+
   // 3. The HTTP endpoint.
   tel::ServerOptions sv;
   sv.host = listen->first;
   sv.port = listen->second;
   sv.stale_after_s = std::max(10.0, 3 * *interval);
   sv.basic_auth_users = std::move(web.basic_auth_users);
+  sv.tls = tls;
   auto server = tel::MetricsServer::listen(sv);
   if (!server) return report_error(server.error());
   g_server = server->get();
@@ -99,7 +141,7 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
   double last_maintenance_s = 0;
   bool store_failed = false;
   auto sink = [&](const tel::Snapshot& snap) {
-    (*server)->publish(std::make_shared<const std::string>(tel::render_metrics(snap, *names)));
+    (*server)->publish(std::make_shared<const std::string>(tel::render_metrics(snap, *names, tel::RenderOptions{o.process_metrics})));
     if (!store) return;
     auto w = store->append(snap);
     if (!w && !store_failed) std::fprintf(stderr, "rooftop: error: %s\n", w.error().what().c_str());
@@ -114,7 +156,7 @@ int run_monitor(const MonitorOptions& o, const GlobalOptions& global) {
   sampler.start(*interval, sink, /*first_now=*/false);
 
   // 5. Announce, serve until a signal, then stop cleanly.
-  const std::string url = fmt::format("http://{}:{}/metrics", sv.host.find(':') != std::string::npos ? "[" + sv.host + "]" : sv.host,
+  const std::string url = fmt::format("{}://{}:{}/metrics", tls ? "https" : "http", sv.host.find(':') != std::string::npos ? "[" + sv.host + "]" : sv.host,
                                       (*server)->port());
   if (o.json) {
     nlohmann::json j = {{"listen", fmt::format("{}:{}", sv.host, (*server)->port())}, {"url", url},
@@ -148,18 +190,31 @@ Command add_monitor_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--db", opts->db, "SQLite file for the history (WAL mode); none when not given")->type_name("FILE");
   sub->add_option("--retention", opts->retention, "How long the history keeps rows")->capture_default_str();
   sub->add_option("--backends", opts->backends,
-                  "auto (each backend optional), or a comma list of proc, nvml, rocm, ascend, fake:TRACE (a trace\n"
-                  "file, see data/traces/); a listed backend that cannot load is exit 2")
+                  tel::backends_help() + "; fake replays a trace file (data/traces/), a listed backend that\n"
+                                         "cannot load is exit 2")
       ->capture_default_str();
-  sub->add_option("--names", opts->names, "Metric names: dcgm (dcgm-exporter names and labels) or rooftop (base units)")
+  sub->add_option("--names", opts->names, "Metric names: " + enum_choices(tel::kNameSets) +
+                      " (dcgm: dcgm-exporter names and labels; rooftop: base units)")
       ->capture_default_str();
   sub->add_option("--proc-root", opts->proc_root, "Root holding proc/ and sys/ for the host backend")
       ->capture_default_str();
   sub->add_option("--web.config.file", opts->web_config,
-                  "node_exporter-format web config: basic_auth_users (bcrypt hashes) guard /metrics; no TLS")
+                  "node_exporter-format web config: basic_auth_users (bcrypt hashes) guard /metrics;\n"
+                  "tls_server_config (cert_file, key_file) serves HTTPS")
       ->type_name("FILE");
+  sub->add_option("--pod-resources", opts->pod_resources,
+                  "Kubernetes attribution: the kubelet's pod-resources socket (pod, namespace, container labels);\n"
+                  "auto uses " + std::string(tel::kPodResourcesSocket) + " when it exists, off disables it")
+      ->capture_default_str();
+  sub->add_flag("--process-metrics", opts->process_metrics,
+                "Export rooftop_gpu_process_memory_used_bytes{pid,command} per process on each device\n"
+                "(off by default: one series per process)");
   sub->add_flag("--json", opts->json, "Print one JSON line with the address and device count once serving");
   sub->footer(
+      "Profiling series (DCGM_FI_PROF_GR_ENGINE_ACTIVE, _SM_ACTIVE, _SM_OCCUPANCY, _PIPE_TENSOR_ACTIVE,\n"
+      "_DRAM_ACTIVE, _NVLINK_TX_BYTES, _NVLINK_RX_BYTES) come from NVML GPM: NVIDIA Hopper and later only;\n"
+      "absent on older NVIDIA GPUs, AMD, Ascend and traces. DCGM_FI_PROF_PCIE_* are not\n"
+      "exported (DCGM_FI_DEV_PCIE_*_THROUGHPUT are).\n\n"
       "Examples:\n"
       "  rooftop monitor                                   # all backends, 127.0.0.1:9400, dcgm names\n"
       "  rooftop monitor --db /var/lib/rooftop/history.db --retention 30d --names rooftop\n"

@@ -15,7 +15,7 @@
 
 #include "command.h"
 #include "core/text.h"
-#include "telemetry/telemetry.h"
+#include "telemetry/metrics.h"
 
 namespace rooftop::app {
 namespace {
@@ -68,6 +68,15 @@ std::string render_text(const tel::Snapshot& snap) {
     if (s.power_w && r.info.power_limit_w && *r.info.power_limit_w > 0) pw_frac = *s.power_w / *r.info.power_limit_w;
     out += fmt::format("  power {} {}{}\n", bar(pw_frac), s.power_w ? fmt::format("{:.0f} W", *s.power_w) : "n/a",
                        r.info.power_limit_w ? fmt::format(" / {:.0f} W", *r.info.power_limit_w) : "");
+    if (!r.sample.pod.pod.empty())
+      out += fmt::format("  pod   {}/{} container {}\n", r.sample.pod.ns, r.sample.pod.pod, r.sample.pod.container);
+    // The processes on the device, as nvitop lists them.
+    if (!s.processes.empty()) out += fmt::format("  {:>8} {:<12} {:>10}  {}\n", "PID", "USER", "GPU MEM", "COMMAND");
+    for (const tel::ProcessSample& p : s.processes) {
+      out += fmt::format("  {:>8} {:<12} {:>10}  {}{}\n", p.pid, p.user.empty() ? "?" : p.user,
+                         p.gpu_mem_used_bytes ? iec_bytes(*p.gpu_mem_used_bytes) : "n/a",
+                         p.command.empty() ? "?" : p.command, p.container.empty() ? "" : "  [" + p.container + "]");
+    }
   }
   if (snap.host) {
     const tel::HostSample& h = *snap.host;
@@ -85,22 +94,26 @@ std::string render_text(const tel::Snapshot& snap) {
 nlohmann::json render_json(const tel::Snapshot& snap) {
   nlohmann::json devices = nlohmann::json::array();
   for (const tel::DeviceReading& r : snap.devices) {
-    const tel::DeviceSample& s = r.sample;
-    devices.push_back({{"gpu", r.info.index}, {"backend", r.info.backend}, {"uuid", r.info.uuid},
-                       {"model", r.info.model}, {"host", r.info.host}, {"job", s.job},
-                       {"gpu_util_pct", or_null(s.gpu_util_pct)}, {"mem_copy_util_pct", or_null(s.mem_copy_util_pct)},
-                       {"fb_used_bytes", or_null(s.fb_used_bytes)}, {"fb_free_bytes", or_null(s.fb_free_bytes)},
-                       {"temp_c", or_null(s.temp_c)}, {"power_w", or_null(s.power_w)},
-                       {"power_limit_w", or_null(r.info.power_limit_w)}, {"energy_j", or_null(s.energy_j)},
-                       {"sm_clock_mhz", or_null(s.sm_clock_mhz)}, {"mem_clock_mhz", or_null(s.mem_clock_mhz)},
-                       {"throttle_reasons", or_null(s.throttle_reasons)}, {"xid", or_null(s.xid_last)}});
+    nlohmann::json d = {{"gpu", r.info.index}, {"backend", r.info.backend}, {"uuid", r.info.uuid},
+                        {"model", r.info.model}, {"host", r.info.host}, {"job", r.sample.job}};
+    for (const tel::DeviceMetric& m : tel::kDeviceMetrics) {
+      const std::optional<double> v = tel::metric_value(m, r);
+      const bool integral = m.field.mask || m.field.code;  // bit masks and codes stay integers
+      d[std::string(m.column)] = !v ? nlohmann::json(nullptr)
+                                    : integral ? nlohmann::json(static_cast<std::int64_t>(*v)) : nlohmann::json(*v);
+    }
+    nlohmann::json procs = nlohmann::json::array();
+    for (const tel::ProcessSample& p : r.sample.processes)
+      procs.push_back({{"pid", p.pid}, {"gpu_mem_used_bytes", or_null(p.gpu_mem_used_bytes)}, {"command", p.command},
+                       {"user", p.user}, {"container", p.container}});
+    d["processes"] = std::move(procs);
+    devices.push_back(std::move(d));
   }
   nlohmann::json j = {{"time_s", snap.time_s}, {"devices", devices}, {"host", nullptr}};
   if (snap.host) {
     const tel::HostSample& h = *snap.host;
-    j["host"] = {{"host", h.host}, {"cpu_busy_pct", or_null(h.cpu_busy_pct)}, {"cpu_iowait_pct", or_null(h.cpu_iowait_pct)},
-                 {"mem_total_bytes", or_null(h.mem_total_bytes)}, {"mem_available_bytes", or_null(h.mem_available_bytes)},
-                 {"load1", or_null(h.load1)}};
+    j["host"] = {{"host", h.host}};
+    for (const tel::HostMetric& m : tel::kHostMetrics) j["host"][std::string(m.column)] = or_null(h.*m.field);
   }
   return j;
 }
@@ -114,6 +127,7 @@ int run_top(const TopOptions& o) {
   auto backends = tel::make_backends(o.backends, bopts);
   if (!backends) return report_error(backends.error());
   tel::Sampler sampler(std::move(*backends));
+  sampler.add_annotate([root = o.proc_root](tel::Snapshot& s) { tel::describe_processes(s, root); });
   std::vector<std::string> warnings;
   if (auto r = sampler.open(&warnings); !r) return report_error(r.error());
   for (const std::string& w : warnings) std::fprintf(stderr, "rooftop: warning: %s\n", w.c_str());
@@ -145,8 +159,7 @@ Command add_top_command(CLI::App& app, const GlobalOptions&) {
   sub->add_flag("--once", opts->once, "Print one round and exit (for scripts)");
   sub->add_flag("--json", opts->json, "One JSON object per round (keys in snake_case with units)");
   sub->add_option("--interval", opts->interval, "Refresh interval")->capture_default_str();
-  sub->add_option("--backends", opts->backends,
-                  "auto (each optional), or a comma list of proc, nvml, rocm, ascend, fake:TRACE (each required)")
+  sub->add_option("--backends", opts->backends, tel::backends_help())
       ->capture_default_str();
   sub->add_option("--proc-root", opts->proc_root, "Root holding proc/ and sys/ for the host backend")
       ->capture_default_str();

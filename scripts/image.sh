@@ -24,7 +24,17 @@ install -m 0755 "$BIN" "$ROOT/usr/bin/rooftop"
 strip --strip-debug "$ROOT/usr/bin/rooftop"
 # Every library the binary links, at the path the loader resolved it to (the
 # loader itself included); symbolic links are followed.
-ldd "$BIN" | awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }' | while read -r lib; do
+# monitor dlopens Debian's libssl (TLS) and libgrpc (Kubernetes pod
+# attribution) only when asked: they and what they link are staged too.
+OPTIONAL_LIBS=()
+for soname in libssl.so.3 libgrpc.so.29; do
+  path=$(ldconfig -p | awk -v n="$soname" '$1 == n && /x86-64/ { print $NF; exit }')
+  [ -n "$path" ] && OPTIONAL_LIBS+=("$path")
+done
+for obj in "$BIN" "${OPTIONAL_LIBS[@]}"; do
+  [ "$obj" = "$BIN" ] || echo "$obj"
+  ldd "$obj" | awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }'
+done | sort -u | while read -r lib; do
   mkdir -p "$ROOT$(dirname "$lib")"
   cp -L "$lib" "$ROOT$lib"
 done

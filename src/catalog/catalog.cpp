@@ -14,35 +14,11 @@ namespace rooftop::catalog {
 
 namespace fs = std::filesystem;
 
-std::string_view to_string(Kind k) {
-  switch (k) {
-    case Kind::gpu: return "gpu";
-    case Kind::tpu: return "tpu";
-    case Kind::npu: return "npu";
-    case Kind::fpga: return "fpga";
-    case Kind::asic: return "asic";
-    case Kind::cpu: return "cpu";
-    case Kind::edge: return "edge";
-  }
-  return "?";
-}
+std::string_view to_string(Kind k) { return enum_name(kKinds, k); }
 
-std::string_view to_string(FormFactor f) {
-  switch (f) {
-    case FormFactor::datacenter: return "datacenter";
-    case FormFactor::workstation: return "workstation";
-    case FormFactor::edge: return "edge";
-  }
-  return "?";
-}
+std::string_view to_string(FormFactor f) { return enum_name(kFormFactors, f); }
 
-std::optional<Kind> parse_kind(std::string_view s) {
-  std::string l = to_lower(s);
-  for (Kind k : {Kind::gpu, Kind::tpu, Kind::npu, Kind::fpga, Kind::asic, Kind::cpu, Kind::edge}) {
-    if (l == to_string(k)) return k;
-  }
-  return std::nullopt;
-}
+std::optional<Kind> parse_kind(std::string_view s) { return enum_parse(kKinds, to_lower(s)); }
 
 std::string_view to_string(CaveatKind k) { return kCaveatKinds[static_cast<std::size_t>(k)]; }
 
@@ -53,13 +29,7 @@ bool Accelerator::has_caveat(CaveatKind k) const {
   return false;
 }
 
-std::optional<FormFactor> parse_form_factor(std::string_view s) {
-  std::string l = to_lower(s);
-  for (FormFactor f : {FormFactor::datacenter, FormFactor::workstation, FormFactor::edge}) {
-    if (l == to_string(f)) return f;
-  }
-  return std::nullopt;
-}
+std::optional<FormFactor> parse_form_factor(std::string_view s) { return enum_parse(kFormFactors, to_lower(s)); }
 
 std::vector<Precision> Accelerator::precisions() const {
   std::vector<Precision> out;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/enum_table.h"
 #include "core/precision.h"
 #include "core/result.h"
 
@@ -23,6 +24,15 @@ namespace rooftop::catalog {
 
 enum class Kind { gpu, tpu, npu, fpga, asic, cpu, edge };
 enum class FormFactor { datacenter, workstation, edge };
+// The one spelling of each (core/enum_table.h): to_string, parsing and the
+// allowed values in catalog errors come from these.
+inline constexpr EnumName<Kind> kKinds[] = {{Kind::gpu, "gpu"},   {Kind::tpu, "tpu"},   {Kind::npu, "npu"},
+                                            {Kind::fpga, "fpga"}, {Kind::asic, "asic"}, {Kind::cpu, "cpu"},
+                                            {Kind::edge, "edge"}};
+static_assert(enum_table_complete(kKinds, static_cast<std::size_t>(Kind::edge) + 1));
+inline constexpr EnumName<FormFactor> kFormFactors[] = {
+    {FormFactor::datacenter, "datacenter"}, {FormFactor::workstation, "workstation"}, {FormFactor::edge, "edge"}};
+static_assert(enum_table_complete(kFormFactors, static_cast<std::size_t>(FormFactor::edge) + 1));
 
 std::string_view to_string(Kind k);
 std::string_view to_string(FormFactor f);

@@ -267,8 +267,8 @@ void read_identity(YamlMap& top, EntryReader& r, Accelerator& a) {
     top.error(top.raw("vendor"), "vendor '" + a.vendor + "' must be lowercase letters, digits or '-'");
   a.aliases = top.str_list("aliases");
   for (std::string& alias : a.aliases) alias = to_lower(alias);
-  if (auto k = top.choice("kind", {"gpu", "tpu", "npu", "fpga", "asic", "cpu", "edge"}, true)) a.kind = *parse_kind(*k);
-  if (auto f = top.choice("form_factor", {"datacenter", "workstation", "edge"}, true))
+  if (auto k = top.choice("kind", enum_names(kKinds), true)) a.kind = *parse_kind(*k);
+  if (auto f = top.choice("form_factor", enum_names(kFormFactors), true))
     a.form_factor = *parse_form_factor(*f);
   Sourced year = r.number(top, "launch_year", "", Unit{"years", 1, 2100});
   if (year.value) {

@@ -12,19 +12,6 @@
 
 namespace rooftop::deploy {
 
-const MetricNames& metric_names(bool rooftop_names) {
-  static const MetricNames kDcgm{"DCGM_FI_DEV_GPU_UTIL", 100, "DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_FB_USED",
-                                 "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE",
-                                 "DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS",
-                                 "DCGM_FI_DEV_XID_ERRORS", "Hostname"};
-  static const MetricNames kRooftop{"rooftop_gpu_utilization_ratio", 1, "rooftop_gpu_memory_copy_utilization_ratio",
-                                    "rooftop_gpu_memory_used_bytes", "rooftop_gpu_memory_free_bytes",
-                                    "rooftop_gpu_temperature_celsius", "rooftop_gpu_power_watts",
-                                    "rooftop_gpu_sm_clock_hertz", "rooftop_gpu_clock_event_reasons",
-                                    "rooftop_gpu_last_xid", "Hostname"};
-  return rooftop_names ? kRooftop : kDcgm;
-}
-
 namespace {
 
 const char* kApp = "rooftop-monitor";
@@ -185,6 +172,9 @@ Tree service_monitor(const MonitorSpec& s) {
                             {"namespaceSelector", Tree{{"matchNames", Tree::array({s.ns})}}},
                             {"endpoints", Tree::array({Tree{{"port", "metrics"},
                                                             {"interval", s.scrape_interval},
+                                                            // keep the exporter's pod/namespace/container labels
+                                                            // (the device's pod), not the exporter pod's
+                                                            {"honorLabels", true},
                                                             {"relabelings", Tree::array({node_relabel_operator()})}}})}}}};
 }
 

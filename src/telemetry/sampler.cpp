@@ -60,6 +60,7 @@ Snapshot Sampler::sample_once() {
     if (r.info.host.empty() && snap.host) r.info.host = snap.host->host;
     snap.devices.push_back(std::move(r));
   }
+  for (const auto& fn : annotate_) fn(snap);
   snap.collect_duration_s = std::chrono::duration<double>(clock::now() - t0).count();
   return snap;
 }

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "core/text.h"
+#include "telemetry/tls.h"
 #include "telemetry/webconfig.h"
 
 namespace rooftop::telemetry {
@@ -59,6 +60,8 @@ void send_and_close(int fd, int status) {
 
 struct MetricsServer::Conn {
   int fd = -1;
+  std::unique_ptr<TlsConn> tls;  // set on a TLS server
+  short tls_wait = 0;            // POLLIN/POLLOUT the TLS session waits for; 0 = as `writing` says
   std::string in;
   std::string head;
   std::shared_ptr<const std::string> body;
@@ -158,7 +161,8 @@ void MetricsServer::run() {
     fds.push_back({listen_fd_, POLLIN, 0});
     double next_deadline = now_s() + 1;
     for (auto& c : conns_) {
-      fds.push_back({c->fd, static_cast<short>(c->writing ? POLLOUT : POLLIN), 0});
+      const short events = c->tls_wait ? c->tls_wait : static_cast<short>(c->writing ? POLLOUT : POLLIN);
+      fds.push_back({c->fd, events, 0});
       next_deadline = std::min(next_deadline, c->deadline_s);
     }
     const int timeout_ms = std::clamp(static_cast<int>((next_deadline - now_s()) * 1000) + 1, 0, 1000);
@@ -171,16 +175,17 @@ void MetricsServer::run() {
     if (stop_) break;
     for (std::size_t i = 2; i < fds.size(); ++i) {
       Conn& c = *conns_[i - 2];
-      if (fds[i].revents & POLLOUT) flush(c);
-      else if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) on_readable(c);
+      if (!fds[i].revents) continue;
+      if (c.writing) flush(c);  // writable, or a TLS session that needed to read first
+      else on_readable(c);
     }
     if (fds[1].revents & POLLIN) accept_all();
     const double now = now_s();
     for (auto& c : conns_) {
       if (c->fd >= 0 && now >= c->deadline_s) {
-        if (c->writing || c->in.empty()) close(c->fd);  // stalled reader, or idle keep-alive
-        else send_and_close(c->fd, 408);                 // a request head that never completed
-        c->fd = -1;
+        // A stalled reader or an idle keep-alive is closed; a request head that
+        // never completed gets 408 first.
+        drop(*c, c->writing || c->in.empty() ? 0 : 408);
       }
     }
     conns_.erase(std::remove_if(conns_.begin(), conns_.end(), [](const auto& c) { return c->fd < 0; }),
@@ -193,13 +198,21 @@ void MetricsServer::accept_all() {
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
     if (!make_room()) {
-      send_and_close(fd, 503);  // every slot is busy sending an answer
+      if (opts_.tls) close(fd);  // no plain-text answer on a TLS port
+      else send_and_close(fd, 503);  // every slot is busy sending an answer
       continue;
     }
     const int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     auto c = std::make_unique<Conn>();
     c->fd = fd;
+    if (opts_.tls) {
+      c->tls = opts_.tls->accept(fd);
+      if (!c->tls) {
+        close(fd);
+        continue;
+      }
+    }
     c->idle_since_s = now_s();
     c->deadline_s = c->idle_since_s + opts_.header_timeout_s;  // a fresh connection must send a request soon
     conns_.push_back(std::move(c));
@@ -228,6 +241,21 @@ bool MetricsServer::make_room() {
 
 void MetricsServer::on_readable(Conn& c) {
   char buf[4096];
+  if (c.tls) {
+    c.tls_wait = 0;
+    TlsIo io = c.tls->established() ? TlsIo::ok : c.tls->handshake();
+    while (io == TlsIo::ok) {
+      std::size_t got = 0;
+      io = c.tls->read(buf, sizeof buf, &got);
+      if (io != TlsIo::ok) break;
+      if (c.in.empty()) c.deadline_s = now_s() + opts_.header_timeout_s;
+      c.in.append(buf, got);
+      if (c.in.size() > opts_.max_request_bytes + sizeof buf) break;
+    }
+    if (io == TlsIo::closed) return drop(c, 0);
+    if (io == TlsIo::want_write) c.tls_wait = POLLOUT;
+    return process(c);
+  }
   for (;;) {
     const ssize_t n = recv(c.fd, buf, sizeof buf, 0);
     if (n > 0) {
@@ -315,6 +343,18 @@ void MetricsServer::process(Conn& c) {
   respond(c, 404, "", nullptr, head_only, close_after);
 }
 
+// Closes a connection; `status` (when not 0) is answered first on plain
+// HTTP (a TLS connection is just closed: no answer outside the session).
+void MetricsServer::drop(Conn& c, int status) {
+  if (c.fd < 0) return;
+  if (status && !c.tls) {
+    send_and_close(c.fd, status);
+  } else {
+    close(c.fd);
+  }
+  c.fd = -1;
+}
+
 bool MetricsServer::authorized(const std::string& authorization) {
   if (opts_.basic_auth_users.empty()) return true;
   if (authorization.empty()) return false;
@@ -340,7 +380,21 @@ void MetricsServer::respond(Conn& c, int status, std::string_view extra_headers,
 
 void MetricsServer::flush(Conn& c) {
   const std::size_t body_size = c.body ? c.body->size() : 0;
-  while (c.fd >= 0 && c.sent < c.head.size() + body_size) {
+  c.tls_wait = 0;
+  while (c.tls && c.fd >= 0 && c.sent < c.head.size() + body_size) {
+    const bool in_head = c.sent < c.head.size();
+    const char* p = in_head ? c.head.data() + c.sent : c.body->data() + (c.sent - c.head.size());
+    const std::size_t left = in_head ? c.head.size() - c.sent : body_size - (c.sent - c.head.size());
+    std::size_t put = 0;
+    const TlsIo io = c.tls->write(p, left, &put);
+    if (io == TlsIo::closed) return drop(c, 0);
+    if (io != TlsIo::ok) {
+      c.tls_wait = io == TlsIo::want_read ? POLLIN : POLLOUT;
+      return;
+    }
+    c.sent += put;
+  }
+  while (!c.tls && c.fd >= 0 && c.sent < c.head.size() + body_size) {
     iovec iov[2];
     int n_iov = 0;
     if (c.sent < c.head.size()) iov[n_iov++] = {c.head.data() + c.sent, c.head.size() - c.sent};
@@ -363,6 +417,7 @@ void MetricsServer::flush(Conn& c) {
   if (c.close_after) {
     // Read what the client still sends (bounded) so close() does not turn into
     // a reset that destroys the answer before the client reads it.
+    if (c.tls) c.tls->shutdown();
     shutdown(c.fd, SHUT_WR);
     char sink[4096];
     for (int i = 0; i < 16 && recv(c.fd, sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {

@@ -10,7 +10,9 @@
 // oldest connection not sending an answer makes way), and a scrape only
 // copies a pointer to the text the sampler pre-rendered: it never touches a
 // device. Only GET/HEAD of /metrics and /healthz are served; anything else
-// gets a 4xx and the connection is closed (docs/monitor.md).
+// gets a 4xx and the connection is closed (docs/monitor.md). With
+// ServerOptions::tls every connection speaks TLS (the handshake must also
+// finish within header_timeout_s).
 #pragma once
 
 #include <atomic>
@@ -25,6 +27,8 @@
 
 namespace rooftop::telemetry {
 
+class TlsContext;
+
 struct ServerOptions {
   std::string host = "127.0.0.1";         // numeric IPv4/IPv6 address; loopback unless told otherwise
   int port = 9400;                         // 0 = any free port (see port())
@@ -37,6 +41,8 @@ struct ServerOptions {
   // HTTP basic auth for /metrics (telemetry/webconfig.h): user -> bcrypt
   // hash; empty = none. /healthz stays open for liveness probes.
   std::map<std::string, std::string> basic_auth_users;
+  // TLS (telemetry/tls.h): every connection is TLS when set; plain HTTP when null.
+  std::shared_ptr<TlsContext> tls;
 };
 
 // "127.0.0.1:9400", "[::1]:9400", ":9400" (all interfaces) -> host, port.
@@ -66,6 +72,7 @@ class MetricsServer {
   void respond(Conn& c, int status, std::string_view extra_headers, std::shared_ptr<const std::string> body,
                bool head_only, bool close_after);
   void flush(Conn& c);
+  void drop(Conn& c, int status);
 
   ServerOptions opts_;
   int listen_fd_ = -1;

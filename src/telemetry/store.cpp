@@ -9,37 +9,90 @@
 
 #include <fmt/format.h>
 
+#include "telemetry/metrics.h"
+
 namespace rooftop::telemetry {
 namespace {
 
-constexpr const char* kSchema = R"sql(
+// The samples and host_samples columns come from the metric table
+// (telemetry/metrics.h), in its order: stored device rows, then host rows.
+template <class Fn>
+void for_stored(Fn&& fn) {
+  for (const DeviceMetric& m : kDeviceMetrics) {
+    if (m.stored) fn(m);
+  }
+}
+
+std::string join_columns(std::string_view prefix, bool device) {
+  std::string out;
+  auto add = [&](std::string_view col) { out += fmt::format("{}{}{}", out.empty() ? "" : ", ", prefix, col); };
+  if (device) for_stored([&](const DeviceMetric& m) { add(m.column); });
+  else for (const HostMetric& m : kHostMetrics) add(m.column);
+  return out;
+}
+
+// Column lists shared by insert, downsampling and reads (same order).
+const std::string& sample_cols() {
+  static const std::string cols = join_columns("", true);
+  return cols;
+}
+const std::string& host_cols() {
+  static const std::string cols = join_columns("", false);
+  return cols;
+}
+
+std::string schema() {
+  std::string dev, host;
+  for_stored([&](const DeviceMetric& m) {
+    dev += fmt::format("{} {}, ", m.column, m.field.real ? "REAL" : "INTEGER");
+  });
+  for (const HostMetric& m : kHostMetrics) host += fmt::format("{} REAL, ", m.column);
+  return fmt::format(R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS devices(
   id INTEGER PRIMARY KEY, host TEXT NOT NULL, backend TEXT NOT NULL, uuid TEXT NOT NULL,
   idx INTEGER NOT NULL, model TEXT NOT NULL, mem_total_bytes REAL,
   UNIQUE(host, backend, uuid));
 CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS pods(
+  id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, pod TEXT NOT NULL, container TEXT NOT NULL,
+  UNIQUE(namespace, pod, container));
 CREATE TABLE IF NOT EXISTS samples(
   device_id INTEGER NOT NULL, ts_ms INTEGER NOT NULL, step_s REAL NOT NULL, job_id INTEGER,
-  gpu_util_pct REAL, mem_copy_util_pct REAL, fb_used_bytes REAL, fb_free_bytes REAL, temp_c REAL,
-  power_w REAL, energy_j REAL, sm_clock_mhz REAL, mem_clock_mhz REAL, throttle_reasons INTEGER,
-  xid INTEGER, pcie_tx_bytes_per_s REAL, pcie_rx_bytes_per_s REAL, ecc_uncorrected_total REAL,
+  {}pod_id INTEGER,
   PRIMARY KEY(device_id, ts_ms)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS host_samples(
   host TEXT NOT NULL, ts_ms INTEGER NOT NULL, step_s REAL NOT NULL,
-  cpu_busy_pct REAL, cpu_iowait_pct REAL, mem_total_bytes REAL, mem_available_bytes REAL,
-  load1 REAL, load5 REAL, load15 REAL, disk_read_bytes_total REAL, disk_written_bytes_total REAL,
-  net_rx_bytes_total REAL, net_tx_bytes_total REAL,
-  PRIMARY KEY(host, ts_ms)) WITHOUT ROWID;
-)sql";
+  {}PRIMARY KEY(host, ts_ms)) WITHOUT ROWID;
+)sql",
+                     dev, host);
+}
 
-// Column lists shared by insert, downsampling and reads (same order).
-constexpr const char* kSampleCols =
-    "gpu_util_pct, mem_copy_util_pct, fb_used_bytes, fb_free_bytes, temp_c, power_w, energy_j, sm_clock_mhz, "
-    "mem_clock_mhz, throttle_reasons, xid, pcie_tx_bytes_per_s, pcie_rx_bytes_per_s, ecc_uncorrected_total";
-constexpr const char* kHostCols =
-    "cpu_busy_pct, cpu_iowait_pct, mem_total_bytes, mem_available_bytes, load1, load5, load15, "
-    "disk_read_bytes_total, disk_written_bytes_total, net_rx_bytes_total, net_tx_bytes_total";
+constexpr std::size_t kStoredDeviceColumns = [] {
+  std::size_t n = 0;
+  for (const DeviceMetric& m : kDeviceMetrics) n += m.stored ? 1 : 0;
+  return n;
+}();
+
+// True when `table` has `column` (stores written before it was added lack it).
+bool has_column(sqlite3* db, const char* table, const char* column) {
+  sqlite3_stmt* q = nullptr;
+  bool found = false;
+  if (sqlite3_prepare_v2(db, fmt::format("PRAGMA table_info({})", table).c_str(), -1, &q, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(q) == SQLITE_ROW) {
+      const unsigned char* name = sqlite3_column_text(q, 1);
+      if (name && std::string_view(reinterpret_cast<const char*>(name)) == column) found = true;
+    }
+  }
+  sqlite3_finalize(q);
+  return found;
+}
+
+std::string placeholders(std::size_t n) {
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) out += i ? ",?" : "?";
+  return out;
+}
 
 class Stmt {
  public:
@@ -75,9 +128,27 @@ class Stmt {
 std::int64_t to_ms(double s) { return static_cast<std::int64_t>(std::llround(s * 1000)); }
 
 // max(x & bit) | ... over the 16 low bits: the OR of a bit mask across a bucket.
-std::string or_of_bits(const char* col) {
+std::string or_of_bits(std::string_view col) {
   std::string out;
   for (int b = 0; b < 16; ++b) out += fmt::format("{}max({} & {})", b ? " | " : "", col, 1 << b);
+  return out;
+}
+
+// How one column folds a downsampling bucket (metric table's Fold).
+std::string fold(std::string_view col, Fold f) {
+  switch (f) {
+    case Fold::avg: return fmt::format("avg({})", col);
+    case Fold::max: return fmt::format("max({})", col);
+    case Fold::bit_or: return or_of_bits(col);
+  }
+  return fmt::format("avg({})", col);
+}
+
+std::string folds(bool device) {
+  std::string out;
+  auto add = [&](std::string_view col, Fold f) { out += ", " + fold(col, f); };
+  if (device) for_stored([&](const DeviceMetric& m) { add(m.column, m.fold); });
+  else for (const HostMetric& m : kHostMetrics) add(m.column, m.fold);
   return out;
 }
 
@@ -131,8 +202,17 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, const StoreO
   }
   if (!store->exec("PRAGMA synchronous=NORMAL")) return bad("cannot configure");
   if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return bad("cannot lock");
-  if (sqlite3_exec(db, kSchema, nullptr, nullptr, nullptr) != SQLITE_OK) {
+  if (sqlite3_exec(db, schema().c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     Error e = store->fail("cannot create the schema");
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    e.code = Errc::invalid_input;
+    return make_error(std::move(e));
+  }
+  // samples.pod_id came after the first stores: added in place (a NULL
+  // column; readers of older files see no pod).
+  if (!has_column(db, "samples", "pod_id") &&
+      sqlite3_exec(db, "ALTER TABLE samples ADD COLUMN pod_id INTEGER", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    Error e = store->fail("cannot add the pod column");
     sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
     e.code = Errc::invalid_input;
     return make_error(std::move(e));
@@ -182,6 +262,7 @@ Result<std::unique_ptr<Store>> Store::open_read_only(const std::string& path) {
   // No mmap (SQLite's default): a memory-mapped 1 GB store read end to end
   // made analyze's RSS 2.4 GB and was no faster than reads through its small
   // page cache (30 days x 8 devices: 8.5 s mapped, 7.9 s not; 23 MB RSS).
+  store->has_pods_ = has_column(db, "samples", "pod_id");
   return store;
 }
 
@@ -206,6 +287,18 @@ Result<std::int64_t> Store::device_id(const DeviceInfo& d) {
   return device_ids_[key] = sqlite3_column_int64(ins.get(), 0);
 }
 
+Result<std::int64_t> Store::pod_id(const PodRef& pod) {
+  const std::string key = pod.ns + '\n' + pod.pod + '\n' + pod.container;
+  if (auto it = pod_ids_.find(key); it != pod_ids_.end()) return it->second;
+  Stmt ins(db_, "INSERT INTO pods(namespace, pod, container) VALUES(?,?,?) ON CONFLICT(namespace, pod, container) "
+                "DO UPDATE SET pod=pod RETURNING id");
+  ins.bind_text(1, pod.ns);
+  ins.bind_text(2, pod.pod);
+  ins.bind_text(3, pod.container);
+  if (!ins.ok() || sqlite3_step(ins.get()) != SQLITE_ROW) return make_error(fail("cannot record pod"));
+  return pod_ids_[key] = sqlite3_column_int64(ins.get(), 0);
+}
+
 Result<std::int64_t> Store::job_id(const std::string& job) {
   if (auto it = job_ids_.find(job); it != job_ids_.end()) return it->second;
   Stmt ins(db_, "INSERT INTO jobs(name) VALUES(?) ON CONFLICT(name) DO UPDATE SET name=name RETURNING id");
@@ -218,9 +311,9 @@ Result<void> Store::append(const Snapshot& snap) {
   ROOFTOP_TRY(exec("BEGIN"));
   auto body = [&]() -> Result<void> {
     const std::int64_t ts = to_ms(snap.time_s);
-    Stmt ins(db_, fmt::format("INSERT OR REPLACE INTO samples(device_id, ts_ms, step_s, job_id, {}) "
-                              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                              kSampleCols)
+    Stmt ins(db_, fmt::format("INSERT OR REPLACE INTO samples(device_id, ts_ms, step_s, job_id, pod_id, {}) "
+                              "VALUES(?,?,?,?,?,{})",
+                              sample_cols(), placeholders(kStoredDeviceColumns))
                       .c_str());
     if (!ins.ok()) return make_error(fail("cannot prepare insert"));
     for (const DeviceReading& r : snap.devices) {
@@ -238,30 +331,37 @@ Result<void> Store::append(const Snapshot& snap) {
       sqlite3_bind_int64(ins.get(), 2, ts);
       sqlite3_bind_double(ins.get(), 3, opts_.interval_s);
       ins.bind_int(4, job);
-      const std::optional<double> vals[] = {s.gpu_util_pct, s.mem_copy_util_pct, s.fb_used_bytes, s.fb_free_bytes,
-                                            s.temp_c, s.power_w, s.energy_j, s.sm_clock_mhz, s.mem_clock_mhz};
-      for (int i = 0; i < 9; ++i) ins.bind(5 + i, vals[i]);
-      ins.bind_int(14, s.throttle_reasons ? std::optional<std::int64_t>(static_cast<std::int64_t>(*s.throttle_reasons))
-                                          : std::nullopt);
-      ins.bind_int(15, s.xid_last);
-      ins.bind(16, s.pcie_tx_bytes_per_s);
-      ins.bind(17, s.pcie_rx_bytes_per_s);
-      ins.bind(18, s.ecc_uncorrected_total);
+      std::optional<std::int64_t> pod;
+      if (!r.sample.pod.pod.empty()) {
+        auto p = pod_id(r.sample.pod);
+        if (!p) return make_error(p.error());
+        pod = *p;
+      }
+      ins.bind_int(5, pod);
+      int col = 6;
+      for_stored([&](const DeviceMetric& m) {
+        const DeviceField& f = m.field;
+        if (f.real) {
+          ins.bind(col++, s.*f.real);
+        } else if (f.mask) {
+          const auto& mask = s.*f.mask;
+          ins.bind_int(col++, mask ? std::optional<std::int64_t>(static_cast<std::int64_t>(*mask)) : std::nullopt);
+        } else {
+          ins.bind_int(col++, s.*f.code);
+        }
+      });
       if (sqlite3_step(ins.get()) != SQLITE_DONE) return make_error(fail("cannot insert"));
     }
     if (snap.host) {
       const HostSample& h = *snap.host;
-      Stmt hi(db_, fmt::format("INSERT OR REPLACE INTO host_samples(host, ts_ms, step_s, {}) "
-                               "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                               kHostCols)
+      Stmt hi(db_, fmt::format("INSERT OR REPLACE INTO host_samples(host, ts_ms, step_s, {}) VALUES(?,?,?,{})",
+                               host_cols(), placeholders(std::size(kHostMetrics)))
                        .c_str());
       hi.bind_text(1, h.host);
       sqlite3_bind_int64(hi.get(), 2, ts);
       sqlite3_bind_double(hi.get(), 3, opts_.interval_s);
-      const std::optional<double> vals[] = {h.cpu_busy_pct, h.cpu_iowait_pct, h.mem_total_bytes, h.mem_available_bytes,
-                                            h.load1, h.load5, h.load15, h.disk_read_bytes_total,
-                                            h.disk_written_bytes_total, h.net_rx_bytes_total, h.net_tx_bytes_total};
-      for (int i = 0; i < 11; ++i) hi.bind(4 + i, vals[i]);
+      int col = 4;
+      for (const HostMetric& m : kHostMetrics) hi.bind(col++, h.*m.field);
       if (!hi.ok() || sqlite3_step(hi.get()) != SQLITE_DONE) return make_error(fail("cannot insert host row"));
     }
     return {};
@@ -286,17 +386,12 @@ Result<void> Store::maintain(double now_s) {
       "CREATE TEMP TABLE IF NOT EXISTS ds AS SELECT * FROM samples WHERE 0;"
       "CREATE TEMP TABLE IF NOT EXISTS hds AS SELECT * FROM host_samples WHERE 0;"
       "DELETE FROM temp.ds; DELETE FROM temp.hds;"
-      "INSERT INTO temp.ds SELECT device_id, ts_ms / {b} * {b}, {step}, max(job_id), avg(gpu_util_pct), "
-      "avg(mem_copy_util_pct), avg(fb_used_bytes), avg(fb_free_bytes), avg(temp_c), avg(power_w), max(energy_j), "
-      "avg(sm_clock_mhz), avg(mem_clock_mhz), {reasons}, max(xid), avg(pcie_tx_bytes_per_s), "
-      "avg(pcie_rx_bytes_per_s), max(ecc_uncorrected_total) FROM samples "
+      "INSERT INTO temp.ds SELECT device_id, ts_ms / {b} * {b}, {step}, max(job_id){dev_folds}, max(pod_id) FROM samples "
       "WHERE device_id IN (SELECT id FROM devices) AND ts_ms < {cut} AND step_s < {step} "
       "GROUP BY device_id, ts_ms / {b};"
       "DELETE FROM samples WHERE device_id IN (SELECT id FROM devices) AND ts_ms < {cut} AND step_s < {step};"
       "INSERT OR REPLACE INTO samples SELECT * FROM temp.ds;"
-      "INSERT INTO temp.hds SELECT host, ts_ms / {b} * {b}, {step}, avg(cpu_busy_pct), avg(cpu_iowait_pct), "
-      "avg(mem_total_bytes), avg(mem_available_bytes), avg(load1), avg(load5), avg(load15), "
-      "max(disk_read_bytes_total), max(disk_written_bytes_total), max(net_rx_bytes_total), max(net_tx_bytes_total) "
+      "INSERT INTO temp.hds SELECT host, ts_ms / {b} * {b}, {step}{host_folds} "
       "FROM host_samples WHERE host IN (SELECT DISTINCT host FROM host_samples) AND ts_ms < {cut} AND step_s < {step} "
       "GROUP BY host, ts_ms / {b};"
       "DELETE FROM host_samples WHERE host IN (SELECT DISTINCT host FROM host_samples) AND ts_ms < {cut} "
@@ -304,7 +399,7 @@ Result<void> Store::maintain(double now_s) {
       "INSERT OR REPLACE INTO host_samples SELECT * FROM temp.hds;"
       "COMMIT;",
       fmt::arg("keep", keep_from), fmt::arg("b", bucket_ms > 0 ? bucket_ms : 1), fmt::arg("step", step),
-      fmt::arg("cut", cut), fmt::arg("reasons", or_of_bits("throttle_reasons")));
+      fmt::arg("cut", cut), fmt::arg("dev_folds", folds(true)), fmt::arg("host_folds", folds(false)));
   if (auto r = exec(sql.c_str()); !r) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     return r;
@@ -347,9 +442,12 @@ Result<std::pair<double, double>> Store::time_range() {
 
 Result<void> Store::scan(std::int64_t device, double from_s, double to_s,
                          const std::function<void(const StoredSample&)>& fn) {
-  Stmt q(db_, fmt::format("SELECT ts_ms, step_s, jobs.name, {} FROM samples LEFT JOIN jobs ON jobs.id = job_id "
+  // A store written before samples.pod_id existed, opened read-only, has no pods.
+  Stmt q(db_, fmt::format("SELECT ts_ms, step_s, jobs.name, {}, {} FROM samples LEFT JOIN jobs ON jobs.id = job_id {} "
                           "WHERE device_id = ? AND ts_ms >= ? AND ts_ms < ? ORDER BY ts_ms",
-                          kSampleCols)
+                          sample_cols(),
+                          has_pods_ ? "pods.namespace, pods.pod, pods.container" : "NULL, NULL, NULL",
+                          has_pods_ ? "LEFT JOIN pods ON pods.id = samples.pod_id" : "")
                   .c_str());
   if (!q.ok()) return make_error(fail("cannot query samples"));
   sqlite3_bind_int64(q.get(), 1, device);
@@ -362,14 +460,19 @@ Result<void> Store::scan(std::int64_t device, double from_s, double to_s,
     r.step_s = sqlite3_column_double(q.get(), 1);
     DeviceSample& s = r.sample;
     s.job = q.col_text(2);
-    std::optional<double>* dst[] = {&s.gpu_util_pct, &s.mem_copy_util_pct, &s.fb_used_bytes, &s.fb_free_bytes,
-                                    &s.temp_c, &s.power_w, &s.energy_j, &s.sm_clock_mhz, &s.mem_clock_mhz};
-    for (int i = 0; i < 9; ++i) *dst[i] = q.col(3 + i);
-    if (auto v = q.col_int(12)) s.throttle_reasons = static_cast<std::uint64_t>(*v);
-    s.xid_last = q.col_int(13);
-    s.pcie_tx_bytes_per_s = q.col(14);
-    s.pcie_rx_bytes_per_s = q.col(15);
-    s.ecc_uncorrected_total = q.col(16);
+    int col = 3;
+    for_stored([&](const DeviceMetric& m) {
+      const DeviceField& f = m.field;
+      if (f.real) {
+        s.*f.real = q.col(col);
+      } else if (f.mask) {
+        if (auto v = q.col_int(col)) s.*f.mask = static_cast<std::uint64_t>(*v);
+      } else {
+        s.*f.code = q.col_int(col);
+      }
+      ++col;
+    });
+    s.pod = PodRef{q.col_text(col + 1), q.col_text(col), q.col_text(col + 2)};
     fn(r);
   }
   if (rc != SQLITE_DONE) return make_error(fail("cannot read samples"));
@@ -481,7 +584,7 @@ Result<std::vector<StoredSample>> Store::query(std::int64_t device, double from_
 Result<std::vector<StoredHostSample>> Store::query_host(const std::string& host, double from_s, double to_s) {
   Stmt q(db_, fmt::format("SELECT ts_ms, step_s, {} FROM host_samples WHERE host = ? AND ts_ms >= ? AND ts_ms < ? "
                           "ORDER BY ts_ms",
-                          kHostCols)
+                          host_cols())
                   .c_str());
   if (!q.ok()) return make_error(fail("cannot query host samples"));
   q.bind_text(1, host);
@@ -495,10 +598,8 @@ Result<std::vector<StoredHostSample>> Store::query_host(const std::string& host,
     r.step_s = sqlite3_column_double(q.get(), 1);
     HostSample& h = r.host;
     h.host = host;
-    std::optional<double>* dst[] = {&h.cpu_busy_pct, &h.cpu_iowait_pct, &h.mem_total_bytes, &h.mem_available_bytes,
-                                    &h.load1, &h.load5, &h.load15, &h.disk_read_bytes_total,
-                                    &h.disk_written_bytes_total, &h.net_rx_bytes_total, &h.net_tx_bytes_total};
-    for (int i = 0; i < 11; ++i) *dst[i] = q.col(2 + i);
+    int col = 2;
+    for (const HostMetric& m : kHostMetrics) h.*m.field = q.col(col++);
     out.push_back(std::move(r));
   }
   if (rc != SQLITE_DONE) return make_error(fail("cannot read host samples"));

@@ -46,7 +46,7 @@ struct StoredDevice {
 struct StoredSample {
   double time_s = 0;  // Unix time (start of the bucket for downsampled rows)
   double step_s = 0;  // the interval this row covers
-  DeviceSample sample;  // processes are not stored; sample.job is the job label
+  DeviceSample sample;  // processes are not stored; sample.job is the job label, sample.pod the pod
 };
 
 // The columns `rooftop analyze` reads, as plain numbers: NaN where a value
@@ -123,6 +123,7 @@ class Store {
   Result<void> exec(const char* sql);
   Result<std::int64_t> device_id(const DeviceInfo& d);
   Result<std::int64_t> job_id(const std::string& job);
+  Result<std::int64_t> pod_id(const PodRef& pod);
   Error fail(const std::string& what) const;
 
   sqlite3* db_ = nullptr;
@@ -130,6 +131,8 @@ class Store {
   StoreOptions opts_;
   std::map<std::string, std::int64_t> device_ids_;
   std::map<std::string, std::int64_t> job_ids_;
+  std::map<std::string, std::int64_t> pod_ids_;
+  bool has_pods_ = true;  // samples.pod_id exists (stores from before it lack it)
 };
 
 }  // namespace rooftop::telemetry

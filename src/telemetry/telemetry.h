@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/enum_table.h"
 #include "core/result.h"
 
 namespace rooftop::telemetry {
@@ -35,16 +36,34 @@ struct DeviceInfo {
   std::string pci_bus_id;      // "00000000:17:00.0" when known
   std::string driver_version;  // when known
   std::string host;            // host name the device belongs to
+  // A MIG instance (a device of its own): its parent GPU's UUID (`index` is
+  // the parent's index, as dcgm-exporter's `gpu` label), its GPU instance id
+  // and profile ("1g.10gb"). Empty / -1 for a whole device.
+  std::string parent_uuid;
+  int gpu_instance = -1;
+  std::string mig_profile;
   std::optional<double> mem_total_bytes;
   std::optional<double> power_limit_w;
   std::optional<double> sm_clock_max_mhz;
   std::optional<double> mem_clock_max_mhz;
 };
 
+// The Kubernetes pod that holds a device (telemetry/podresources.h); empty
+// outside Kubernetes or when no pod holds it.
+struct PodRef {
+  std::string pod, ns, container;
+  bool operator==(const PodRef&) const = default;
+};
+
 struct ProcessSample {
   std::uint32_t pid = 0;
   std::optional<double> gpu_mem_used_bytes;
+  // From /proc (describe_processes); empty when the process is gone or not visible.
+  std::string command;    // /proc/PID/comm
+  std::string user;       // real uid's name from PROC_ROOT/etc/passwd, else the number
+  std::string container;  // container id from /proc/PID/cgroup (12 hex digits), "" = none
 };
+
 
 // One reading of one device. Utilisations are percentages 0..100 as the
 // vendor APIs report them; exposition converts to ratios where names ask.
@@ -63,8 +82,18 @@ struct DeviceSample {
   std::optional<double> pcie_tx_bytes_per_s;
   std::optional<double> pcie_rx_bytes_per_s;
   std::optional<double> ecc_uncorrected_total;    // volatile uncorrected ECC errors
+  // Profiling activity over the last sampling interval (NVML GPM on Hopper
+  // and later; ROCm/Ascend activity counters where a backend has them), %.
+  std::optional<double> gr_engine_active_pct;     // graphics/compute engine busy
+  std::optional<double> sm_active_pct;            // SMs with at least one warp resident
+  std::optional<double> sm_occupancy_pct;         // resident warps / maximum
+  std::optional<double> tensor_active_pct;        // tensor pipes busy (any type)
+  std::optional<double> dram_active_pct;          // DRAM bandwidth used / peak
+  std::optional<double> nvlink_tx_bytes_per_s;    // all links, interval average
+  std::optional<double> nvlink_rx_bytes_per_s;
   std::vector<ProcessSample> processes;
   std::string job;                                // workload label (traces); "" = unknown
+  PodRef pod;                                     // the pod holding the device (Kubernetes)
 };
 
 // The host: CPU from /proc/stat deltas, memory, load, disk and network
@@ -95,6 +124,10 @@ struct Snapshot {
   std::optional<HostSample> host;
   std::vector<DeviceReading> devices;
 };
+
+// Fills command, user and container of every device's processes from
+// PROC_ROOT/proc and PROC_ROOT/etc/passwd (a Sampler annotation).
+void describe_processes(Snapshot& snap, const std::string& proc_root);
 
 // One telemetry source (STYLE.md "Backends"). open() is called once and
 // returns the devices; a vendor library or driver that is not there is
@@ -132,8 +165,18 @@ struct BackendOptions {
   std::function<double()> clock_s;  // monotonic seconds for trace replay; steady clock when empty
 };
 
+// The backends, in "auto" order (fake, which replays a trace, is never tried by "auto").
+enum class BackendKind { proc, nvml, rocm, ascend, fake };
+inline constexpr EnumName<BackendKind> kBackendKinds[] = {{BackendKind::proc, "proc"},
+                                                          {BackendKind::nvml, "nvml"},
+                                                          {BackendKind::rocm, "rocm"},
+                                                          {BackendKind::ascend, "ascend"},
+                                                          {BackendKind::fake, "fake"}};
+static_assert(enum_table_complete(kBackendKinds, static_cast<std::size_t>(BackendKind::fake) + 1));
 // The backend names the registry knows, in "auto" order.
 std::vector<std::string> backend_names();
+// What --backends accepts, for help texts: "auto (...), or a comma list of proc, nvml, ..., fake:TRACE".
+std::string backends_help();
 // "proc", "nvml", "rocm", "ascend" or "fake:TRACE".
 Result<std::unique_ptr<Backend>> make_backend(std::string_view spec, const BackendOptions& opts);
 // "auto" (proc + every vendor backend, all optional) or a comma-separated
@@ -158,12 +201,17 @@ class Sampler {
   // at once, or after one interval when `first_now` is false.
   void start(double interval_s, std::function<void(const Snapshot&)> sink, bool first_now = true);
   void stop();
+  // Adds a step run on every snapshot, on the sampling thread, before it is
+  // handed out: attribution that is not a backend's (Kubernetes pods,
+  // process details). Add before start().
+  void add_annotate(std::function<void(Snapshot&)> fn) { annotate_.push_back(std::move(fn)); }
 
  private:
   struct Impl;
   std::vector<std::unique_ptr<Backend>> backends_;
   std::vector<std::pair<Backend*, int>> slots_;  // (backend, device index) per device
   std::vector<DeviceInfo> devices_;
+  std::vector<std::function<void(Snapshot&)>> annotate_;
   std::unique_ptr<Impl> impl_;
 };
 
@@ -172,8 +220,15 @@ enum class Names {
   dcgm,     // dcgm-exporter names, units and labels (existing dashboards work)
   rooftop,  // rooftop_* names in base units; promtool-clean
 };
+inline constexpr EnumName<Names> kNameSets[] = {{Names::dcgm, "dcgm"}, {Names::rooftop, "rooftop"}};
+static_assert(enum_table_complete(kNameSets, 2));
 Result<Names> parse_names(std::string_view text);
-std::string render_metrics(const Snapshot& snap, Names names);
+struct RenderOptions {
+  // rooftop_gpu_process_memory_used_bytes{pid,command}: one series per
+  // process, so off by default (label cardinality).
+  bool processes = false;
+};
+std::string render_metrics(const Snapshot& snap, Names names, const RenderOptions& opts = {});
 
 // Trace files replayed by the fake backend (format: docs/monitor.md).
 struct TraceRow {

@@ -12,38 +12,45 @@
 #include <fmt/format.h>
 
 #include "core/text.h"
-#include "telemetry/telemetry.h"
+#include "telemetry/metrics.h"
 
 namespace rooftop::telemetry {
 namespace {
 
-enum class Col {
-  t_s, host, job, gpu, uuid, model, gpu_util_pct, mem_copy_util_pct, fb_used_bytes, fb_free_bytes,
-  temp_c, power_w, energy_j, sm_clock_mhz, mem_clock_mhz, throttle_reasons, xid, host_cpu_pct,
-  host_iowait_pct
-};
+// The identity columns and the host's; the device values are the traced
+// rows of the metric table (telemetry/metrics.h), written between them.
+enum class Col { t_s, host, job, gpu, uuid, model, metric, host_cpu_pct, host_iowait_pct };
 
 struct ColDef {
-  const char* name;
+  std::string_view name;
   Col col;
+  const DeviceMetric* metric = nullptr;  // Col::metric
 };
-constexpr ColDef kColumns[] = {
-    {"t_s", Col::t_s}, {"host", Col::host}, {"job", Col::job}, {"gpu", Col::gpu}, {"uuid", Col::uuid},
-    {"model", Col::model}, {"gpu_util_pct", Col::gpu_util_pct},
-    {"mem_copy_util_pct", Col::mem_copy_util_pct}, {"fb_used_bytes", Col::fb_used_bytes},
-    {"fb_free_bytes", Col::fb_free_bytes}, {"temp_c", Col::temp_c}, {"power_w", Col::power_w},
-    {"energy_j", Col::energy_j}, {"sm_clock_mhz", Col::sm_clock_mhz},
-    {"mem_clock_mhz", Col::mem_clock_mhz}, {"throttle_reasons", Col::throttle_reasons},
-    {"xid", Col::xid}, {"host_cpu_pct", Col::host_cpu_pct}, {"host_iowait_pct", Col::host_iowait_pct}};
+
+std::vector<ColDef> columns() {
+  std::vector<ColDef> out = {{"t_s", Col::t_s}, {"host", Col::host}, {"job", Col::job},
+                             {"gpu", Col::gpu}, {"uuid", Col::uuid}, {"model", Col::model}};
+  for (const DeviceMetric& m : kDeviceMetrics) {
+    if (m.trace_max > 0 && m.field.in_sample()) out.push_back({m.column, Col::metric, &m});
+  }
+  out.push_back({"host_cpu_pct", Col::host_cpu_pct});
+  out.push_back({"host_iowait_pct", Col::host_iowait_pct});
+  return out;
+}
+
+const std::vector<ColDef>& kColumns() {
+  static const std::vector<ColDef> cols = columns();
+  return cols;
+}
 
 std::vector<std::string> column_names() {
   std::vector<std::string> out;
-  for (const ColDef& c : kColumns) out.emplace_back(c.name);
+  for (const ColDef& c : kColumns()) out.emplace_back(c.name);
   return out;
 }
 
 // Parses one numeric cell; `max` bounds percentages.
-Result<std::optional<double>> number(const std::string& cell, const char* col, double max) {
+Result<std::optional<double>> number(const std::string& cell, std::string_view col, double max) {
   if (cell.empty()) return std::optional<double>{};
   auto v = parse_double(cell);
   if (!v || !std::isfinite(*v) || *v < 0 || *v > max)
@@ -64,8 +71,28 @@ Result<std::optional<std::uint64_t>> mask(const std::string& cell) {
                     fmt::format("column throttle_reasons: '{}' is not a bit mask (e.g. 0x4 or 4)", cell));
 }
 
-Result<void> set_cell(TraceRow& r, Col col, const std::string& cell) {
-  constexpr double kAny = 1e300;
+// A device value cell: a number, a bit mask or a code, as the row's field is.
+Result<void> set_metric(DeviceSample& s, const DeviceMetric& m, const std::string& cell) {
+  const DeviceField& f = m.field;
+  if (f.real) {
+    auto v = number(cell, m.column, m.trace_max);
+    if (!v) return make_error(v.error());
+    s.*f.real = *v;
+  } else if (f.mask) {
+    auto v = mask(cell);
+    if (!v) return make_error(v.error());
+    s.*f.mask = *v;
+  } else if (f.code && !cell.empty()) {
+    auto v = parse_int(cell);
+    if (!v || *v < 0)
+      return make_error(Errc::invalid_input, fmt::format("column {}: '{}' is not an XID code", m.column, cell));
+    s.*f.code = *v;
+  }
+  return {};
+}
+
+Result<void> set_cell(TraceRow& r, const ColDef& def, const std::string& cell) {
+  constexpr double kAny = kAnyValue;
   DeviceSample& s = r.sample;
   auto num = [&](std::optional<double>& dst, const char* name, double max) -> Result<void> {
     auto v = number(cell, name, max);
@@ -73,7 +100,8 @@ Result<void> set_cell(TraceRow& r, Col col, const std::string& cell) {
     dst = *v;
     return {};
   };
-  switch (col) {
+  switch (def.col) {
+    case Col::metric: return set_metric(s, *def.metric, cell);
     case Col::t_s: {
       auto v = number(cell, "t_s", kAny);
       if (!v) return make_error(v.error());
@@ -92,28 +120,6 @@ Result<void> set_cell(TraceRow& r, Col col, const std::string& cell) {
     case Col::job: s.job = cell; return {};
     case Col::uuid: r.uuid = cell; return {};
     case Col::model: r.model = cell; return {};
-    case Col::gpu_util_pct: return num(s.gpu_util_pct, "gpu_util_pct", 100);
-    case Col::mem_copy_util_pct: return num(s.mem_copy_util_pct, "mem_copy_util_pct", 100);
-    case Col::fb_used_bytes: return num(s.fb_used_bytes, "fb_used_bytes", kAny);
-    case Col::fb_free_bytes: return num(s.fb_free_bytes, "fb_free_bytes", kAny);
-    case Col::temp_c: return num(s.temp_c, "temp_c", 200);
-    case Col::power_w: return num(s.power_w, "power_w", 1e5);
-    case Col::energy_j: return num(s.energy_j, "energy_j", kAny);
-    case Col::sm_clock_mhz: return num(s.sm_clock_mhz, "sm_clock_mhz", 1e5);
-    case Col::mem_clock_mhz: return num(s.mem_clock_mhz, "mem_clock_mhz", 1e5);
-    case Col::throttle_reasons: {
-      auto v = mask(cell);
-      if (!v) return make_error(v.error());
-      s.throttle_reasons = *v;
-      return {};
-    }
-    case Col::xid: {
-      if (cell.empty()) return {};
-      auto v = parse_int(cell);
-      if (!v || *v < 0) return make_error(Errc::invalid_input, fmt::format("column xid: '{}' is not an XID code", cell));
-      s.xid_last = *v;
-      return {};
-    }
     case Col::host_cpu_pct: return num(r.host_cpu_pct, "host_cpu_pct", 100);
     case Col::host_iowait_pct: return num(r.host_iowait_pct, "host_iowait_pct", 100);
   }
@@ -126,7 +132,7 @@ std::string cell(const std::optional<double>& v) { return v ? fmt::format("{}", 
 
 Result<Trace> parse_trace(std::string_view text, const std::string& source) {
   Trace trace;
-  std::vector<Col> header;
+  std::vector<const ColDef*> header;
   bool seen_t = false, seen_gpu = false;
   int line_no = 0;
   std::istringstream in{std::string(text)};
@@ -141,13 +147,13 @@ Result<Trace> parse_trace(std::string_view text, const std::string& source) {
     for (std::string& c : cells) c = trim(c);
     if (header.empty()) {
       for (const std::string& c : cells) {
-        auto it = std::find_if(std::begin(kColumns), std::end(kColumns),
-                               [&](const ColDef& d) { return c == d.name; });
-        if (it == std::end(kColumns))
+        const std::vector<ColDef>& defs = kColumns();
+        auto it = std::find_if(defs.begin(), defs.end(), [&](const ColDef& d) { return c == d.name; });
+        if (it == defs.end())
           return make_error(Errc::invalid_input, did_you_mean("trace column", c, column_names()), where);
-        if (std::find(header.begin(), header.end(), it->col) != header.end())
+        if (std::find(header.begin(), header.end(), &*it) != header.end())
           return make_error(Errc::invalid_input, "column '" + c + "' appears twice", where);
-        header.push_back(it->col);
+        header.push_back(&*it);
         seen_t |= it->col == Col::t_s;
         seen_gpu |= it->col == Col::gpu;
       }
@@ -161,7 +167,7 @@ Result<Trace> parse_trace(std::string_view text, const std::string& source) {
                         where);
     TraceRow row;
     for (std::size_t i = 0; i < cells.size(); ++i) {
-      if (auto r = set_cell(row, header[i], cells[i]); !r) return make_error(r.error().code, r.error().message, where);
+      if (auto r = set_cell(row, *header[i], cells[i]); !r) return make_error(r.error().code, r.error().message, where);
     }
     if (row.uuid.empty()) row.uuid = fmt::format("FAKE-{}-{}", row.host.empty() ? "host" : row.host, row.gpu);
     trace.rows.push_back(std::move(row));
@@ -182,17 +188,32 @@ Result<Trace> load_trace(const std::string& path) {
 
 std::string format_trace(const Trace& trace) {
   std::string out = "# rooftop trace v1 (docs/monitor.md)\n";
-  for (std::size_t i = 0; i < std::size(kColumns); ++i) out += (i ? "," : "") + std::string(kColumns[i].name);
+  const std::vector<ColDef>& defs = kColumns();
+  for (std::size_t i = 0; i < defs.size(); ++i) out += (i ? "," : "") + std::string(defs[i].name);
   out += '\n';
   for (const TraceRow& r : trace.rows) {
     const DeviceSample& s = r.sample;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.t_s, r.host, s.job,
-                       r.gpu, r.uuid, r.model, cell(s.gpu_util_pct), cell(s.mem_copy_util_pct),
-                       cell(s.fb_used_bytes), cell(s.fb_free_bytes), cell(s.temp_c), cell(s.power_w),
-                       cell(s.energy_j), cell(s.sm_clock_mhz), cell(s.mem_clock_mhz),
-                       s.throttle_reasons ? fmt::format("{:#x}", *s.throttle_reasons) : "",
-                       s.xid_last ? std::to_string(*s.xid_last) : "", cell(r.host_cpu_pct),
-                       cell(r.host_iowait_pct));
+    for (std::size_t i = 0; i < defs.size(); ++i) {
+      if (i) out += ',';
+      switch (defs[i].col) {
+        case Col::t_s: out += fmt::format("{}", r.t_s); break;
+        case Col::host: out += r.host; break;
+        case Col::job: out += s.job; break;
+        case Col::gpu: out += std::to_string(r.gpu); break;
+        case Col::uuid: out += r.uuid; break;
+        case Col::model: out += r.model; break;
+        case Col::host_cpu_pct: out += cell(r.host_cpu_pct); break;
+        case Col::host_iowait_pct: out += cell(r.host_iowait_pct); break;
+        case Col::metric: {
+          const DeviceField& f = defs[i].metric->field;
+          if (f.real) out += cell(s.*f.real);
+          else if (f.mask && s.*f.mask) out += fmt::format("{:#x}", *(s.*f.mask));
+          else if (f.code && s.*f.code) out += std::to_string(*(s.*f.code));
+          break;
+        }
+      }
+    }
+    out += '\n';
   }
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include <crypt.h>
 
+#include <filesystem>
 #include <memory>
 
 #include "core/text.h"
@@ -71,14 +72,34 @@ Result<WebConfig> parse_web_config(std::string_view text, const std::string& sou
   Diagnostics diag;
   YamlMap top(*root, source, "web config", &diag);
   if (top.valid()) {
-    for (const char* key : {"tls_server_config", "http_server_config"}) {
-      if (top.has(key)) {
-        top.allow(key);
-        top.error(top.raw(key), std::string(key) +
-                                    " is not supported by rooftop monitor (basic_auth_users is); terminate TLS in "
-                                    "front of it, or leave the key out",
-                  Errc::unsupported);
+    if (top.has("http_server_config")) {
+      top.allow("http_server_config");
+      top.error(top.raw("http_server_config"),
+                "http_server_config is not supported by rooftop monitor (basic_auth_users and tls_server_config "
+                "are); leave the key out",
+                Errc::unsupported);
+    }
+    if (auto tls = top.map("tls_server_config")) {
+      const std::optional<std::string> cert = tls->str("cert_file", true);
+      const std::optional<std::string> key = tls->str("key_file", true);
+      const std::string dir = std::filesystem::path(source).parent_path().string();
+      auto resolve = [&](const std::string& p) {
+        return p.empty() || p[0] == '/' || dir.empty() ? p : (std::filesystem::path(dir) / p).string();
+      };
+      if (cert && key) {
+        cfg.tls_cert_file = resolve(*cert);
+        cfg.tls_key_file = resolve(*key);
       }
+      // exporter-toolkit's other settings: refused by name rather than ignored.
+      for (const char* k : {"cert", "key", "client_auth_type", "client_ca_file", "client_ca", "min_version",
+                            "max_version", "cipher_suites", "curve_preferences", "prefer_server_cipher_suites",
+                            "client_allowed_sans"}) {
+        if (!tls->has(k)) continue;
+        tls->allow(k);
+        tls->error(tls->raw(k), std::string(k) + " is not supported by rooftop monitor (cert_file and key_file are)",
+                   Errc::unsupported);
+      }
+      tls->finish();
     }
     if (top.has("basic_auth_users")) {
       const YAML::Node users = top.raw("basic_auth_users");

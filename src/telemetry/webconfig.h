@@ -1,10 +1,13 @@
 // The web configuration file of `rooftop monitor --web.config.file`, in
 // node_exporter's format (exporter-toolkit): a YAML mapping whose
 // `basic_auth_users` maps user names to bcrypt hashes ($2a$, $2b$, $2y$, as
-// `htpasswd -nBC 10 USER` writes them). Passwords are checked with the C
-// library's crypt(3) (Debian's libxcrypt implements bcrypt). TLS
-// (`tls_server_config`) and `http_server_config` are not implemented: a file
-// that asks for them is refused, never silently served in plain HTTP.
+// `htpasswd -nBC 10 USER` writes them), and `tls_server_config` with
+// `cert_file` and `key_file` (PEM; relative paths are relative to the
+// config file, as in exporter-toolkit). Passwords are checked with the C
+// library's crypt(3) (Debian's libxcrypt implements bcrypt); TLS is served
+// through telemetry/tls.h. Other TLS settings (client certificates, cipher
+// and version choices) and `http_server_config` are not implemented: a file
+// that asks for them is refused, never silently served otherwise.
 #pragma once
 
 #include <map>
@@ -17,6 +20,8 @@ namespace rooftop::telemetry {
 
 struct WebConfig {
   std::map<std::string, std::string> basic_auth_users;  // user -> bcrypt hash; empty = no authentication
+  std::string tls_cert_file;  // both set: serve TLS; both empty: plain HTTP
+  std::string tls_key_file;
 };
 
 // `source` names the input in errors ("web.yml:3").

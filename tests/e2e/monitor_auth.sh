@@ -2,7 +2,7 @@
 # --web.config.file in node_exporter's format: basic_auth_users with bcrypt
 # hashes guard /metrics (401 without or with wrong credentials, 200 with the
 # right ones, for curl and for a real Prometheus); /healthz stays open. A
-# file asking for TLS, a plain-text password or an unreadable file is exit 2.
+# file asking for http_server_config, a plain-text password or an unreadable file is exit 2.
 # labels: monitor security
 # timeout: 90
 set -euo pipefail
@@ -19,14 +19,15 @@ expect_exit2() {  # expect_exit2 PATTERN FILE
   [ "$rc" = 2 ] && grep -q -- "$1" err.txt || { cat err.txt; echo "FAIL: $2: exit $rc"; exit 1; }
 }
 expect_exit2 '/nonexistent/web.yml: cannot read' /nonexistent/web.yml
-printf 'tls_server_config:\n  cert_file: a.crt\n  key_file: a.key\n' > tls.yml
-expect_exit2 'tls.yml:2.*tls_server_config is not supported' tls.yml
+printf 'http_server_config:\n  http2: false\n' > http.yml
+expect_exit2 'http.yml:2.*http_server_config is not supported' http.yml
 printf 'basic_auth_users:\n  alice: s3cret\n' > plain.yml
 expect_exit2 'plain.yml:2.*not a bcrypt hash' plain.yml
 echo "ok: bad web config files are exit 2"
 
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true' EXIT
+. "$SRC/tests/monitor_lib.sh"
 "$ROOFTOP" monitor --web.config.file web.yml --backends "fake:$SRC/data/traces/a100-idle.csv" \
   --listen 127.0.0.1:0 --json > m.json &
 pids+=($!)
@@ -35,29 +36,18 @@ mport=$(python3 -c 'import json; print(json.load(open("m.json"))["port"])')
 url="http://127.0.0.1:$mport"
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 [ "$(code "$url/metrics")" = 401 ]
-curl -s -D - -o /dev/null "$url/metrics" | grep -qi '^WWW-Authenticate: Basic realm="rooftop monitor"'
+curl -s -D headers.txt -o /dev/null "$url/metrics"
+grep -qi '^WWW-Authenticate: Basic realm="rooftop monitor"' headers.txt
 [ "$(code -u alice:wrong "$url/metrics")" = 401 ]
 [ "$(code -u bob:s3cret "$url/metrics")" = 401 ]
 [ "$(code -u alice:s3cret "$url/metrics")" = 200 ]
-curl -sf -u alice:s3cret "$url/metrics" | grep -q '^DCGM_FI_DEV_GPU_UTIL{'
+curl -sf -u alice:s3cret "$url/metrics" > metrics.txt  # (not piped: grep -q would cut curl off)
+grep -q '^DCGM_FI_DEV_GPU_UTIL{' metrics.txt
 [ "$(code "$url/healthz")" = 200 ]
 echo "ok: basic auth guards /metrics"
 
 # A real Prometheus scrapes with basic_auth.
-pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat > prometheus.yml <<YML
-global: {scrape_interval: 1s, scrape_timeout: 1s}
-scrape_configs:
-  - job_name: rooftop
-    basic_auth: {username: alice, password: s3cret}
-    static_configs: [{targets: ['127.0.0.1:$mport']}]
-YML
-prometheus --config.file=prometheus.yml --storage.tsdb.path=prom-data \
-  --web.listen-address="127.0.0.1:$pport" > prometheus.log 2>&1 &
-pids+=($!)
-count() { curl -sf -G "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" |
-  python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"]["result"]))' 2>/dev/null || echo 0; }
-for _ in $(seq 60); do [ "$(count 'up{job="rooftop"} == 1')" = 1 ] && break; sleep 1; done
-[ "$(count 'up{job="rooftop"} == 1')" = 1 ] || { cat prometheus.log; echo "FAIL: Prometheus could not scrape with basic auth"; exit 1; }
-[ "$(count DCGM_FI_DEV_GPU_UTIL)" = 1 ]
+prom_start "{job_name: rooftop, basic_auth: {username: alice, password: s3cret}, static_configs: [{targets: ['127.0.0.1:$mport']}]}"
+prom_wait_up rooftop
+[ "$(prom_count DCGM_FI_DEV_GPU_UTIL)" = 1 ]
 echo "ok: Prometheus scrapes through basic auth"

@@ -47,7 +47,8 @@ trap 'kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -s m.json ] && break; sleep 0.1; done
 [ -s m.json ] || { cat m.err; echo "FAIL: auto did not start serving"; exit 1; }
 port=$(python3 -c 'import json; print(json.load(open("m.json"))["port"])')
-curl -sf "http://127.0.0.1:$port/metrics" | grep -q '^rooftop_host_memory_total_bytes '
+curl -sf "http://127.0.0.1:$port/metrics" > metrics.txt
+grep -q '^rooftop_host_memory_total_bytes ' metrics.txt
 cat m.err
 if ! installed librocm_smi64 && ! installed libdcmi.so; then
   [ "$(grep -c 'warning' m.err)" = 1 ]

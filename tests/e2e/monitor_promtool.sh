@@ -6,17 +6,14 @@
 # timeout: 60
 set -euo pipefail
 mkdir -p "$WORK" && cd "$WORK"
-pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true' EXIT
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true' EXIT
+. "$SRC/tests/monitor_lib.sh"
 for names in rooftop dcgm; do
-  rm -f m.json
-  "$ROOFTOP" monitor --names "$names" --proc-root "$SRC/tests/data/proc/basic" \
-    --backends "proc,fake:$SRC/data/traces/h100x2-training.csv" --listen 127.0.0.1:0 --json > m.json &
-  pid=$!
-  for _ in $(seq 50); do [ -s m.json ] && break; sleep 0.1; done
-  port=$(python3 -c 'import json; print(json.load(open("m.json"))["port"])')
-  curl -sf "http://127.0.0.1:$port/metrics" > "$names.prom"
-  kill -TERM "$pid"; wait "$pid"; pid=""
+  monitor_start m.json --names "$names" --proc-root "$SRC/tests/data/proc/basic" \
+    --backends "proc,fake:$SRC/data/traces/h100x2-training.csv"
+  curl -sf "http://127.0.0.1:$MON_PORT/metrics" > "$names.prom"
+  kill -TERM "$MON_PID"; wait "$MON_PID"
   rc=0; promtool check metrics < "$names.prom" 2> "$names.lint" || rc=$?
   if [ "$names" = rooftop ]; then
     [ "$rc" = 0 ] || { cat "$names.lint"; echo "FAIL: rooftop names are not lint clean"; exit 1; }

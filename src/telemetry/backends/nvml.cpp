@@ -7,8 +7,11 @@
 // names to versioned ones and old drivers lack the new ones. Functions that
 // answer NOT_SUPPORTED once are not called again for that device (negative
 // cache), so a sampling round costs only the calls that can succeed.
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -42,6 +45,37 @@ constexpr int kClockSm = 1, kClockMem = 2, kPcieTx = 0, kPcieRx = 1;
 constexpr unsigned long long kEventXid = 0x8;
 constexpr unsigned long long kNotAvailable = ~0ULL;
 
+// NVML GPM (nvml.h, driver 520+; Hopper and later report support).
+struct NvmlGpmSample { void* handle; };
+struct NvmlGpmMetric {
+  unsigned metric_id;
+  nvml_return rc;
+  double value;
+  const char *short_name, *long_name, *unit;
+};
+constexpr unsigned kGpmMetricMax = 98, kGpmMetricsGetVersion = 1, kGpmSupportVersion = 1;
+struct NvmlGpmMetricsGet {
+  unsigned version, num_metrics;
+  NvmlGpmSample sample1, sample2;
+  NvmlGpmMetric metrics[kGpmMetricMax];
+};
+struct NvmlGpmSupport { unsigned version, is_supported_device; };
+static_assert(sizeof(NvmlGpmMetric) == 40 && sizeof(NvmlGpmMetricsGet) == 24 + 40 * kGpmMetricMax);
+
+// GPM metric ids (nvmlGpmMetricId_t) and where each goes; NVLink comes in MiB/s.
+struct GpmRead {
+  unsigned id;
+  std::optional<double> DeviceSample::*field;
+  double scale;
+};
+constexpr GpmRead kGpmReads[] = {{1, &DeviceSample::gr_engine_active_pct, 1},   // GRAPHICS_UTIL
+                                 {2, &DeviceSample::sm_active_pct, 1},          // SM_UTIL
+                                 {3, &DeviceSample::sm_occupancy_pct, 1},       // SM_OCCUPANCY
+                                 {5, &DeviceSample::tensor_active_pct, 1},      // ANY_TENSOR_UTIL
+                                 {10, &DeviceSample::dram_active_pct, 1},       // DRAM_BW_UTIL
+                                 {61, &DeviceSample::nvlink_tx_bytes_per_s, 1048576},  // NVLINK_TOTAL_TX_PER_SEC
+                                 {60, &DeviceSample::nvlink_rx_bytes_per_s, 1048576}};  // NVLINK_TOTAL_RX_PER_SEC
+
 struct Api {
   nvml_return (*init)() = nullptr;
   nvml_return (*shutdown)() = nullptr;
@@ -71,6 +105,16 @@ struct Api {
   nvml_return (*register_events)(nvml_device, unsigned long long, nvml_event_set) = nullptr;
   nvml_return (*event_wait)(nvml_event_set, NvmlEventData*, unsigned) = nullptr;
   nvml_return (*event_set_free)(nvml_event_set) = nullptr;
+  nvml_return (*gpm_support)(nvml_device, NvmlGpmSupport*) = nullptr;
+  nvml_return (*gpm_alloc)(NvmlGpmSample*) = nullptr;
+  nvml_return (*gpm_free)(NvmlGpmSample) = nullptr;
+  nvml_return (*gpm_get)(nvml_device, NvmlGpmSample) = nullptr;
+  nvml_return (*gpm_metrics)(NvmlGpmMetricsGet*) = nullptr;
+  nvml_return (*gpm_mig_get)(nvml_device, unsigned, NvmlGpmSample) = nullptr;
+  nvml_return (*mig_mode)(nvml_device, unsigned*, unsigned*) = nullptr;
+  nvml_return (*mig_count)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*mig_handle)(nvml_device, unsigned, nvml_device*) = nullptr;
+  nvml_return (*gpu_instance_id)(nvml_device, unsigned*) = nullptr;
 };
 
 // Optional calls we may stop making per device after NOT_SUPPORTED.
@@ -80,12 +124,24 @@ struct Gpu {
   nvml_device handle = nullptr;
   bool unsupported[kCalls] = {};
   std::optional<std::int64_t> xid_last;
+  // GPM: the previous and the current sample; metrics are their difference.
+  NvmlGpmSample gpm[2] = {{nullptr}, {nullptr}};
+  bool gpm_primed = false;
+  // A MIG instance: its parent's handle and GPU instance id (GPM is sampled
+  // through the parent).
+  nvml_device parent = nullptr;
+  unsigned gpu_instance = 0;
 };
 
 class NvmlBackend final : public Backend {
  public:
   explicit NvmlBackend(std::string library) : library_(std::move(library)) {}
   ~NvmlBackend() override {
+    for (Gpu& g : gpus_) {
+      for (NvmlGpmSample& s : g.gpm) {
+        if (lib_ && s.handle) api_.gpm_free(s);
+      }
+    }
     if (lib_ && api_.event_set_free && events_) api_.event_set_free(events_);
     if (lib_ && initialised_) api_.shutdown();
   }
@@ -133,8 +189,10 @@ class NvmlBackend final : public Backend {
       if (api_.max_clock && api_.max_clock(g.handle, kClockSm, &v) == kSuccess) d.sm_clock_max_mhz = v;
       if (api_.max_clock && api_.max_clock(g.handle, kClockMem, &v) == kSuccess) d.mem_clock_max_mhz = v;
       if (events_) api_.register_events(g.handle, kEventXid, events_);  // unsupported on some boards: ignore
+      open_gpm(g);
       gpus_.push_back(g);
-      infos.push_back(std::move(d));
+      infos.push_back(d);
+      add_mig_instances(g, d, infos);
     }
     for (std::size_t i = 0; i < infos.size(); ++i) {
       const DeviceSample first = sample(static_cast<int>(i));
@@ -175,11 +233,94 @@ class NvmlBackend final : public Backend {
     if (unsigned long long e = 0; want(kEcc, api_.ecc != nullptr) && ok(kEcc, api_.ecc(g.handle, 1, 0, &e)))
       s.ecc_uncorrected_total = static_cast<double>(e);
     read_processes(g, s);
+    read_gpm(g, s);
     if (events_) s.xid_last = g.xid_last.value_or(0);
     return s;
   }
 
  private:
+  // GPM where the device reports support (Hopper and later); the profiling
+  // fields stay unknown elsewhere.
+  void open_gpm(Gpu& g) {
+    if (!api_.gpm_support || !api_.gpm_alloc || !api_.gpm_free || !api_.gpm_get || !api_.gpm_metrics) return;
+    NvmlGpmSupport sup{kGpmSupportVersion, 0};
+    if (api_.gpm_support(g.handle, &sup) != kSuccess || !sup.is_supported_device) return;
+    open_gpm_buffers(g);
+  }
+
+  // With MIG enabled on `parent`, each MIG instance is a device of its own,
+  // labelled with its parent and profile (dcgm-exporter's model).
+  void add_mig_instances(const Gpu& parent, const DeviceInfo& pinfo, std::vector<DeviceInfo>& infos) {
+    unsigned current = 0, pending = 0, max = 0;
+    if (!api_.mig_mode || !api_.mig_count || !api_.mig_handle || !api_.gpu_instance_id) return;
+    if (api_.mig_mode(parent.handle, &current, &pending) != kSuccess || current != 1) return;
+    if (api_.mig_count(parent.handle, &max) != kSuccess) return;
+    char buf[96] = {};
+    for (unsigned i = 0; i < max; ++i) {
+      Gpu g;
+      unsigned gi = 0;
+      if (api_.mig_handle(parent.handle, i, &g.handle) != kSuccess) continue;  // an empty slot
+      if (api_.gpu_instance_id(g.handle, &gi) != kSuccess) continue;
+      g.parent = parent.handle;
+      g.gpu_instance = gi;
+      DeviceInfo d = pinfo;  // index, device node, bus id and host are the parent's
+      d.parent_uuid = pinfo.uuid;
+      d.gpu_instance = static_cast<int>(gi);
+      d.power_limit_w.reset();
+      d.sm_clock_max_mhz.reset();
+      d.mem_clock_max_mhz.reset();
+      if (api_.uuid(g.handle, buf, sizeof buf) == kSuccess) d.uuid = buf;
+      if (api_.name(g.handle, buf, sizeof buf) == kSuccess) {
+        // "NVIDIA H100 80GB HBM3 MIG 1g.10gb": the profile follows "MIG ".
+        const std::string name = buf;
+        if (const auto at = name.rfind(" MIG "); at != std::string::npos) d.mig_profile = name.substr(at + 5);
+        d.model = name;
+      }
+      if (parent.gpm[0].handle && api_.gpm_mig_get) open_gpm_buffers(g);
+      gpus_.push_back(g);
+      infos.push_back(std::move(d));
+    }
+  }
+
+  void open_gpm_buffers(Gpu& g) {
+    for (NvmlGpmSample& s : g.gpm) {
+      if (api_.gpm_alloc(&s) != kSuccess) s.handle = nullptr;
+    }
+    if (!g.gpm[0].handle || !g.gpm[1].handle) {
+      for (NvmlGpmSample& s : g.gpm) {
+        if (s.handle) api_.gpm_free(s);
+        s.handle = nullptr;
+      }
+    }
+  }
+
+  void read_gpm(Gpu& g, DeviceSample& s) {
+    if (!g.gpm[0].handle) return;
+    std::swap(g.gpm[0], g.gpm[1]);  // gpm[0]: the previous sample
+    const nvml_return got = g.parent ? api_.gpm_mig_get(g.parent, g.gpu_instance, g.gpm[1]) : api_.gpm_get(g.handle, g.gpm[1]);
+    if (got != kSuccess) {
+      g.gpm_primed = false;
+      return;
+    }
+    const bool primed = g.gpm_primed;
+    g.gpm_primed = true;
+    if (!primed) return;  // the first sample has nothing to compare with
+    auto get = std::make_unique<NvmlGpmMetricsGet>();
+    std::memset(get.get(), 0, sizeof *get);
+    get->version = kGpmMetricsGetVersion;
+    get->num_metrics = static_cast<unsigned>(std::size(kGpmReads));
+    get->sample1 = g.gpm[0];
+    get->sample2 = g.gpm[1];
+    for (std::size_t i = 0; i < std::size(kGpmReads); ++i) get->metrics[i].metric_id = kGpmReads[i].id;
+    if (api_.gpm_metrics(get.get()) != kSuccess) return;
+    for (std::size_t i = 0; i < std::size(kGpmReads); ++i) {
+      const NvmlGpmMetric& m = get->metrics[i];
+      if (m.rc == kSuccess && std::isfinite(m.value) && m.value >= 0) s.*kGpmReads[i].field = m.value * kGpmReads[i].scale;
+    }
+    // A MIG instance has no NVML utilisation: its graphics-engine activity is it.
+    if (g.parent && !s.gpu_util_pct && s.gr_engine_active_pct) s.gpu_util_pct = s.gr_engine_active_pct;
+  }
+
   Result<void> bind_all() {
     const DynLib& l = *lib_;
     ROOFTOP_TRY(l.require(api_.init, {"nvmlInit_v2", "nvmlInit"}));
@@ -192,6 +333,16 @@ class NvmlBackend final : public Backend {
     l.bind(api_.driver_version, {"nvmlSystemGetDriverVersion"});
     l.bind(api_.pci, {"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"});
     l.bind(api_.util, {"nvmlDeviceGetUtilizationRates"});
+    l.bind(api_.gpm_support, {"nvmlGpmQueryDeviceSupport"});
+    l.bind(api_.gpm_alloc, {"nvmlGpmSampleAlloc"});
+    l.bind(api_.gpm_free, {"nvmlGpmSampleFree"});
+    l.bind(api_.gpm_get, {"nvmlGpmSampleGet"});
+    l.bind(api_.gpm_metrics, {"nvmlGpmMetricsGet"});
+    l.bind(api_.gpm_mig_get, {"nvmlGpmMigSampleGet"});
+    l.bind(api_.mig_mode, {"nvmlDeviceGetMigMode"});
+    l.bind(api_.mig_count, {"nvmlDeviceGetMaxMigDeviceCount"});
+    l.bind(api_.mig_handle, {"nvmlDeviceGetMigDeviceHandleByIndex"});
+    l.bind(api_.gpu_instance_id, {"nvmlDeviceGetGpuInstanceId"});
     l.bind(api_.mem_v2, {"nvmlDeviceGetMemoryInfo_v2"});
     l.bind(api_.mem_v1, {"nvmlDeviceGetMemoryInfo"});
     l.bind(api_.temp_v, {"nvmlDeviceGetTemperatureV"});

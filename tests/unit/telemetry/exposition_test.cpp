@@ -35,7 +35,7 @@ Snapshot sample_snapshot() {
   r.sample.sm_clock_mhz = 1980;
   r.sample.throttle_reasons = 0x4;
   r.sample.xid_last = 0;
-  r.sample.processes.push_back({4242, 1048576.0});
+  r.sample.processes.push_back({4242, 1048576.0, "python3", "alice", ""});
   s.devices.push_back(r);
   DeviceReading bare;  // reports nothing: must produce no value lines
   bare.info.backend = "fake";
@@ -117,8 +117,10 @@ TEST(Exposition, DcgmSetSpellsEachLabelOnce) {
   EXPECT_NE(std::find(active.begin(), active.end(),
                       "rooftop_gpu_clock_event_active" + labels + ",reason=\"sw_power_cap\"} 1"),
             active.end());
-  EXPECT_EQ(samples(text, "rooftop_gpu_process_memory_used_bytes")[0],
-            "rooftop_gpu_process_memory_used_bytes" + labels + ",pid=\"4242\"} 1048576");
+  EXPECT_TRUE(samples(text, "rooftop_gpu_process_memory_used_bytes").empty());  // off by default
+  const std::string with = render_metrics(sample_snapshot(), Names::dcgm, RenderOptions{true});
+  EXPECT_EQ(samples(with, "rooftop_gpu_process_memory_used_bytes")[0],
+            "rooftop_gpu_process_memory_used_bytes" + labels + ",pid=\"4242\",command=\"python3\"} 1048576");
 }
 
 TEST(Exposition, RooftopNamesUseBaseUnits) {
@@ -135,8 +137,9 @@ TEST(Exposition, RooftopNamesUseBaseUnits) {
                       "rooftop_gpu_clock_event_active{gpu=\"0\",uuid=\"GPU-1234\",reason=\"sw_power_cap\"} 1"),
             active.end());
   EXPECT_EQ(samples(text, "rooftop_gpu_info").size(), 2u);
-  EXPECT_EQ(samples(text, "rooftop_gpu_process_memory_used_bytes")[0],
-            "rooftop_gpu_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-1234\",pid=\"4242\"} 1048576");
+  EXPECT_EQ(samples(render_metrics(sample_snapshot(), Names::rooftop, RenderOptions{true}),
+                    "rooftop_gpu_process_memory_used_bytes")[0],
+            "rooftop_gpu_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-1234\",pid=\"4242\",command=\"python3\"} 1048576");
   EXPECT_EQ(samples(text, "rooftop_host_cpu_core_utilization_ratio").size(), 2u);
   EXPECT_TRUE(samples(text, "DCGM_FI_DEV_GPU_UTIL").empty());
   EXPECT_FALSE(parse_names("prometheus"));

@@ -187,3 +187,46 @@ TEST(Store, StartUpProblemsAreBadInputNamingTheFile) {
 
 }  // namespace
 }  // namespace rooftop::telemetry
+
+namespace rooftop::telemetry {
+namespace {
+
+// A store written before samples.pod_id existed: read-only it reads with no
+// pod; opened for writing it gains the column and keeps the pod of new rows.
+TEST(Store, KeepsPodsAndUpgradesStoresWithoutThem) {
+  const std::string dir = test::scratch_dir("store_pods");
+  const std::string path = dir + "/old.db";
+  {
+    auto store = Store::open(path, {});
+    ASSERT_TRUE(store) << store.error().what();
+    ASSERT_TRUE((*store)->append(round(1000, 50)));
+  }
+  {  // make it look like an older file: samples without pod_id
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE samples DROP COLUMN pod_id", nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+  {
+    auto ro = Store::open_read_only(path);
+    ASSERT_TRUE(ro) << ro.error().what();
+    auto rows = (*ro)->query((*ro)->devices()->front().id, 0, 5000);
+    ASSERT_TRUE(rows) << rows.error().what();
+    ASSERT_EQ(rows->size(), 1u);
+    EXPECT_TRUE(rows->front().sample.pod.pod.empty());
+  }
+  auto store = Store::open(path, {});
+  ASSERT_TRUE(store) << store.error().what();
+  Snapshot s = round(1001, 60);
+  s.devices[0].sample.pod = PodRef{"trainer-0", "ml", "main"};
+  ASSERT_TRUE((*store)->append(s));
+  ASSERT_TRUE((*store)->maintain(1001 + 3 * 86400.0 - 100));  // downsampling keeps the pod column in step
+  auto rows = (*store)->query((*store)->devices()->front().id, 0, 1e12);
+  ASSERT_TRUE(rows) << rows.error().what();
+  ASSERT_FALSE(rows->empty());
+  EXPECT_EQ(rows->back().sample.pod, (PodRef{"trainer-0", "ml", "main"}));
+}
+
+}  // namespace
+}  // namespace rooftop::telemetry

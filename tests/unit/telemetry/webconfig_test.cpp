@@ -19,15 +19,30 @@ TEST(WebConfig, ReadsBasicAuthUsers) {
   EXPECT_TRUE(empty->basic_auth_users.empty());
 }
 
+TEST(WebConfig, ReadsTlsFilesRelativeToTheConfig) {
+  auto tls = parse_web_config("tls_server_config:\n  cert_file: a.crt\n  key_file: /etc/b.key\n", "/srv/web.yml");
+  ASSERT_TRUE(tls) << tls.error().what();
+  EXPECT_EQ(tls->tls_cert_file, "/srv/a.crt");
+  EXPECT_EQ(tls->tls_key_file, "/etc/b.key");
+  auto none = parse_web_config("basic_auth_users: {}\n", "/srv/web.yml");
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->tls_cert_file.empty());
+}
+
 TEST(WebConfig, BadInputNamesTheFileLineAndKey) {
   auto plain = parse_web_config("basic_auth_users:\n  alice: s3cret\n", "web.yml");
   ASSERT_FALSE(plain);
   EXPECT_EQ(plain.error().code, Errc::invalid_input);
   EXPECT_NE(plain.error().what().find("web.yml:2"), std::string::npos) << plain.error().what();
   EXPECT_NE(plain.error().what().find("not a bcrypt hash"), std::string::npos) << plain.error().what();
-  auto tls = parse_web_config("tls_server_config:\n  cert_file: a.crt\n  key_file: a.key\n", "web.yml");
-  ASSERT_FALSE(tls);
-  EXPECT_NE(tls.error().what().find("tls_server_config is not supported"), std::string::npos) << tls.error().what();
+  auto http = parse_web_config("http_server_config:\n  http2: false\n", "web.yml");
+  ASSERT_FALSE(http);
+  EXPECT_NE(http.error().what().find("http_server_config is not supported"), std::string::npos) << http.error().what();
+  auto mtls = parse_web_config("tls_server_config:\n  cert_file: a.crt\n  key_file: a.key\n  min_version: TLS13\n",
+                               "web.yml");
+  ASSERT_FALSE(mtls);
+  EXPECT_NE(mtls.error().what().find("web.yml:4"), std::string::npos) << mtls.error().what();
+  EXPECT_NE(mtls.error().what().find("min_version is not supported"), std::string::npos) << mtls.error().what();
   auto typo = parse_web_config("basic_auth_user:\n  alice: x\n", "web.yml");
   ASSERT_FALSE(typo);
   EXPECT_NE(typo.error().what().find("basic_auth_user"), std::string::npos);
