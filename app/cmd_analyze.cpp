@@ -23,7 +23,7 @@ namespace rooftop::app {
 namespace {
 
 struct AnalyzeArgs {
-  std::string db, prometheus, since, from, to, match, report;
+  std::string db, prometheus, since, from, to, match, report, timeout = "120s";
   std::vector<std::string> thresholds;
   bool json = false;
 };
@@ -36,11 +36,16 @@ nlohmann::ordered_json to_json(const analyze::Profiles& p, const std::vector<ana
                  {"to", analyze::format_time(p.to_s)}};
   j["bucket_s"] = p.bucket_s;
   j["points"] = p.points;
+  j["devices_read"] = p.devices_read ? p.devices_read : p.devices.size();
   j["devices"] = nlohmann::ordered_json::array();
   for (const analyze::DeviceProfile& d : p.devices) {
-    double mean = d.util_mean(), p95 = d.util_percentile(0.95);
+    // A device read only as window aggregates reports those.
+    bool screened = d.samples == 0 && d.screened_samples > 0;
+    double mean = screened ? d.screened_util_mean_pct : d.util_mean();
+    double p95 = screened ? d.screened_util_p95_pct : d.util_percentile(0.95);
     j["devices"].push_back({{"device", d.key.id()}, {"host", d.key.host}, {"gpu", d.key.gpu}, {"uuid", d.key.uuid},
-                            {"model", d.key.model}, {"job", d.key.job}, {"samples", d.samples},
+                            {"model", d.key.model}, {"job", d.key.job}, {"namespace", d.key.ns}, {"pod", d.key.pod},
+                            {"samples", screened ? d.screened_samples : d.samples}, {"points_read", !screened},
                             {"util_mean_pct", std::isnan(mean) ? nlohmann::ordered_json() : nlohmann::ordered_json(mean)},
                             {"util_p95_pct", std::isnan(p95) ? nlohmann::ordered_json() : nlohmann::ordered_json(p95)}});
   }
@@ -51,6 +56,8 @@ nlohmann::ordered_json to_json(const analyze::Profiles& p, const std::vector<ana
     j["findings"].push_back({{"kind", f.kind},
                              {"device", f.device},
                              {"job", f.job},
+                             {"namespace", f.ns},
+                             {"pod", f.pod},
                              {"window", {{"from_s", f.window.from_s}, {"to_s", f.window.to_s},
                                          {"from", analyze::format_time(f.window.from_s)},
                                          {"to", analyze::format_time(f.window.to_s)}}},
@@ -97,7 +104,11 @@ int run(const AnalyzeArgs& a, const GlobalOptions& global) {
   Progress bar("analyze", !global.quiet && !a.json);
   analyze::ProgressFn progress = [&](double f, const std::string& what) { bar.update(f, what); };
   std::string source = a.db.empty() ? "prometheus " + a.prometheus : "store " + a.db;
-  Result<analyze::Profiles> p = a.db.empty() ? analyze::profile_prometheus(a.prometheus, range, *match, progress)
+  analyze::PrometheusOptions popts;
+  Result<double> timeout = parse_duration(a.timeout);
+  if (!timeout || *timeout <= 0) return report_error(Error{Errc::invalid_input, "expected a duration such as 30s", "--timeout"});
+  popts.timeout_s = *timeout;
+  Result<analyze::Profiles> p = a.db.empty() ? analyze::profile_prometheus(a.prometheus, range, *match, progress, t, popts)
                                              : analyze::profile_store(a.db, range, *match, progress);
   if (!p) return report_error(p.error());
   bar.done(fmt::format("{} points", p->points));
@@ -113,8 +124,10 @@ int run(const AnalyzeArgs& a, const GlobalOptions& global) {
     std::cout << to_json(*p, findings, t, source).dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("{}: {} devices, {} .. {}, {} points\n", source, p->devices.size(),
+  std::cout << fmt::format("{}: {} devices, {} .. {}, {} points", source, p->devices.size(),
                            analyze::format_time(p->from_s), analyze::format_time(p->to_s), p->points);
+  if (p->devices_read) std::cout << fmt::format(" (of {} devices; the rest screened on window aggregates)", p->devices_read);
+  std::cout << "\n";
   if (findings.empty()) {
     std::cout << "No problems found: every device looks healthy.\n";
   } else {
@@ -152,6 +165,7 @@ Command add_analyze_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--match", args->match, "Only these series: host=NODE,gpu=0,job=NAME (uuid, model too)")->type_name("LABELS");
   sub->add_option("--threshold", args->thresholds, "Override a detector threshold, e.g. underused_p95_pct=40 (repeatable)")
       ->type_name("NAME=VALUE");
+  sub->add_option("--timeout", args->timeout, "Prometheus: give up on a query after this long")->capture_default_str();
   sub->add_option("--report", args->report, "Write a report: FILE.html (self-contained) or FILE.md (+ SVG charts)");
   sub->add_flag("--json", args->json, "Machine-readable findings (kind, device, window, evidence, recommendation)");
   sub->footer(

@@ -37,7 +37,9 @@ struct DeviceKey {
   int gpu = 0;
   std::string uuid;
   std::string model;  // as reported ("NVIDIA A100-SXM4-80GB")
-  std::string job;    // workload label; "" when unknown
+  std::string job;    // workload label; "" when unknown (from Prometheus: namespace/pod)
+  std::string ns;     // Kubernetes namespace and pod the device was attached to, when the series say
+  std::string pod;
   std::string id() const { return host + "/gpu" + std::to_string(gpu); }
 };
 
@@ -96,6 +98,11 @@ struct DeviceProfile {
   double first_s = 0, last_s = 0;
   double step_s = 0;                     // median sampling interval
   std::optional<double> power_limit_w;
+  // Window aggregates the server computed (Prometheus' avg_over_time,
+  // quantile_over_time, count_over_time) for a device whose points were not
+  // read because no detector could flag it; NaN when not screened.
+  double screened_util_mean_pct = NAN, screened_util_p95_pct = NAN;
+  std::uint64_t screened_samples = 0;
   double util_percentile(double q) const;
   double util_mean() const;
 };
@@ -105,6 +112,7 @@ struct Profiles {
   std::vector<DeviceProfile> devices;
   std::map<std::string, std::vector<HostBucket>> hosts;
   std::uint64_t points = 0;  // observations ingested
+  std::size_t devices_read = 0;  // devices whose points were read (the rest: aggregates only); 0 = all
 };
 
 // One pass over raw points; Obs must arrive in time order per device.
@@ -137,6 +145,7 @@ struct Finding {
   std::string kind;            // idle, underused, io-bound, throttling, straggler, memory-pressure, memory-headroom
   std::string device;          // DeviceKey::id()
   std::string job;
+  std::string ns, pod;         // Kubernetes namespace and pod, when known
   Window window;
   std::vector<std::pair<std::string, double>> evidence;  // named numbers, units in names
   std::string summary;         // one line

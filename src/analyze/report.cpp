@@ -92,9 +92,11 @@ report::Document build_report(const Profiles& p, const std::vector<Finding>& fin
     }
   }
   doc.blocks.push_back(report::Paragraph{fmt::format(
-      "Source: {}. Window {} .. {} ({} devices, {:.1f} device-hours, {} points, {} s buckets). {} findings; "
+      "Source: {}. Window {} .. {} ({} devices{}, {:.1f} device-hours read, {} points, {} s buckets). {} findings; "
       "estimated waste {:.1f} device-hours{}.",
-      ctx.source, format_time(p.from_s), format_time(p.to_s), p.devices.size(), device_hours, p.points, p.bucket_s,
+      ctx.source, format_time(p.from_s), format_time(p.to_s), p.devices.size(),
+      p.devices_read ? fmt::format(", {} read in full, the rest screened on window aggregates", p.devices_read) : "",
+      device_hours, p.points, p.bucket_s,
       findings.size(), wasted, any_usd ? fmt::format(" (about ${:.0f} at catalog cloud prices)", usd) : "")});
 
   report::Table table;

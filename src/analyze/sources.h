@@ -33,10 +33,17 @@ using ProgressFn = std::function<void(double, const std::string&)>;
 Result<Profiles> profile_store(const std::string& db_path, const TimeRange& range, const Matcher& match,
                                const ProgressFn& progress = {});
 
-// `url` is http://host:port (https is not built in). Uses dcgm-exporter
-// names when present, else rooftop_* names.
+struct PrometheusOptions {
+  double timeout_s = 120;  // per query: the server's timeout, and the longest silence on the connection
+};
+
+// `url` is http://host:port. Uses dcgm-exporter names when present, else
+// rooftop_* names. Screens every device on window aggregates and reads the
+// points of only the devices a detector with thresholds `t` could flag
+// (source_prometheus.cpp).
 Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& range, const Matcher& match,
-                                    const ProgressFn& progress = {});
+                                    const ProgressFn& progress = {}, const Thresholds& t = {},
+                                    const PrometheusOptions& opts = {});
 
 }  // namespace rooftop::analyze
 
