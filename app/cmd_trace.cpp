@@ -160,7 +160,7 @@ Command add_trace_command(CLI::App& app, const GlobalOptions& global) {
                     "fleet: write OpenMetrics here, for `promtool tsdb create-blocks-from openmetrics`")
       ->type_name("FILE");
   synth->add_option("--gpus-per-host", args->gpus_per_host, "fleet: devices per host")->capture_default_str();
-  synth->add_option("--part", args->part, "fleet: write only this share of the hosts (3/10)")->capture_default_str();
+  synth->add_option("--part", args->part, "fleet: write only this share of the time steps (3/14)")->capture_default_str();
   synth->add_option("--labels", args->labels, "Write what was planted (JSON) here");
   synth->add_flag("--json", args->json, "Print a JSON summary (kind, rows, planted) instead of the trace");
   synth->footer(

@@ -51,7 +51,7 @@ namespace rooftop::analyze {
 // A generated fleet (`rooftop trace synth fleet --openmetrics FILE`):
 // synth.devices devices on hosts of gpus_per_host, as OpenMetrics text with
 // timestamps from start_s. `part` of `parts` writes only that share of the
-// hosts (the whole fleet's file is too large to hold at once); the planted
+// time steps (a 1,000-device week is too large for one file); the planted
 // list is always the whole fleet's.
 struct FleetOptions {
   SynthOptions synth;

@@ -94,26 +94,28 @@ Result<std::vector<Planted>> write_fleet_openmetrics(const FleetOptions& f, std:
   std::vector<Planted> planted;
   std::vector<FleetDevice> devs = fleet_plan(o, f.gpus_per_host, planted);
   int hosts = (o.devices + f.gpus_per_host - 1) / f.gpus_per_host;
-  // This part's hosts (whole hosts, so host series travel with their devices).
-  int h_lo = hosts * f.part / f.parts, h_hi = hosts * (f.part + 1) / f.parts;
-  std::size_t d_lo = static_cast<std::size_t>(h_lo * f.gpus_per_host);
-  std::size_t d_hi = std::min(devs.size(), static_cast<std::size_t>(h_hi * f.gpus_per_host));
-  const std::size_t nt = static_cast<std::size_t>(std::floor(o.duration_s / o.step_s));
+  // This part's share of the time steps (all devices, so the blocks promtool
+  // writes for different parts do not overlap when parts end on 2 h bounds).
+  const std::size_t steps = static_cast<std::size_t>(std::floor(o.duration_s / o.step_s));
+  const std::size_t k_lo = steps * static_cast<std::size_t>(f.part) / static_cast<std::size_t>(f.parts);
+  const std::size_t k_hi = steps * static_cast<std::size_t>(f.part + 1) / static_cast<std::size_t>(f.parts);
+  const std::size_t nt = k_hi - k_lo;
+  constexpr std::size_t kFields = kDeviceSeriesCount;
+  if (static_cast<double>(nt) * static_cast<double>(devs.size()) * kFields * sizeof(float) > 2e9)
+    return make_error(Errc::invalid_input, "a part this large needs over 2 GB of memory: write more, smaller parts", "--part");
 
   // Generate this part's samples (device-major), then write family by family.
-  constexpr std::size_t kFields = kDeviceSeriesCount;
-  std::vector<std::array<std::vector<float>, kFields>> values(d_hi - d_lo);
-  std::vector<std::vector<float>> host_cpu(static_cast<std::size_t>(h_hi - h_lo)),
-      host_iowait(static_cast<std::size_t>(h_hi - h_lo));
-  for (std::size_t i = d_lo; i < d_hi; ++i) {
+  std::vector<std::array<std::vector<float>, kFields>> values(devs.size());
+  std::vector<std::vector<float>> host_cpu(static_cast<std::size_t>(hosts)), host_iowait(static_cast<std::size_t>(hosts));
+  for (std::size_t i = 0; i < devs.size(); ++i) {
     const FleetDevice& d = devs[i];
-    // One generator per device: a part is the same whichever parts are written.
-    SynthGen g{std::mt19937_64(o.seed * 1000003u + i)};
-    auto& v = values[i - d_lo];
+    // One generator per device and part: a part is the same whichever other parts are written.
+    SynthGen g{std::mt19937_64((o.seed * 1000003u + i) * 1000033u + static_cast<std::uint64_t>(f.part))};
+    auto& v = values[i];
     for (auto& col : v) col.resize(nt);
     // Device 0 (the planted one, on a host with a problem) sets the host's CPU.
     bool owns_host = d.gpu == 0;
-    std::size_t hh = static_cast<std::size_t>(static_cast<int>(i) / f.gpus_per_host - h_lo);
+    std::size_t hh = i / static_cast<std::size_t>(f.gpus_per_host);
     if (owns_host) {
       host_cpu[hh].resize(nt);
       host_iowait[hh].resize(nt);
@@ -121,7 +123,7 @@ Result<std::vector<Planted>> write_fleet_openmetrics(const FleetOptions& f, std:
     for (std::size_t k = 0; k < nt; ++k) {
       telemetry::TraceRow r;
       // Scrapes do not line up with a workload's phases: sample at a jittered instant.
-      double t = static_cast<double>(k) * o.step_s + g.u() * o.step_s;
+      double t = static_cast<double>(k_lo + k) * o.step_s + g.u() * o.step_s;
       synth_sample(d.kind, t, o, g, r);
       const telemetry::DeviceSample& s = r.sample;
       v[static_cast<std::size_t>(Signal::util)][k] = static_cast<float>(*s.gpu_util_pct);
@@ -147,16 +149,16 @@ Result<std::vector<Planted>> write_fleet_openmetrics(const FleetOptions& f, std:
       line.clear();
     }
   };
-  auto stamp = [&](std::size_t k) { return f.start_s + static_cast<double>(k) * o.step_s; };
+  auto stamp = [&](std::size_t k) { return f.start_s + static_cast<double>(k_lo + k) * o.step_s; };
   for (const SeriesName& s : kDeviceSeries) {
     fmt::format_to(std::back_inserter(line), "# HELP {} {}\n# TYPE {} gauge\n", s.dcgm, s.help, s.dcgm);
-    for (std::size_t i = d_lo; i < d_hi; ++i) {
+    for (std::size_t i = 0; i < devs.size(); ++i) {
       const FleetDevice& d = devs[i];
       std::string labels =
           fmt::format("{{gpu=\"{}\",UUID=\"{}\",modelName=\"{}\",Hostname=\"{}\",namespace=\"{}\",pod=\"{}\","
                       "container=\"main\",instance=\"{}:9400\",job=\"dcgm-exporter\"}}",
                       d.gpu, d.uuid, o.model, d.host, d.ns, d.pod, d.host);
-      const std::vector<float>& col = values[i - d_lo][static_cast<std::size_t>(s.signal)];
+      const std::vector<float>& col = values[i][static_cast<std::size_t>(s.signal)];
       for (std::size_t k = 0; k < nt; ++k) {
         line += s.dcgm;
         line += labels;
@@ -171,8 +173,8 @@ Result<std::vector<Planted>> write_fleet_openmetrics(const FleetOptions& f, std:
     const char* name = which == 0 ? kHostCpuSeries : kHostIowaitSeries;
     fmt::format_to(std::back_inserter(line), "# HELP {} {}\n# TYPE {} gauge\n", name,
                    which == 0 ? "Fraction of CPU time busy." : "Fraction of CPU time waiting for IO.", name);
-    for (int h = h_lo; h < h_hi; ++h) {
-      const std::vector<float>& col = (which == 0 ? host_cpu : host_iowait)[static_cast<std::size_t>(h - h_lo)];
+    for (int h = 0; h < hosts; ++h) {
+      const std::vector<float>& col = (which == 0 ? host_cpu : host_iowait)[static_cast<std::size_t>(h)];
       for (std::size_t k = 0; k < col.size(); ++k) {
         fmt::format_to(std::back_inserter(line), "{}{{instance=\"node-{}:9400\",job=\"dcgm-exporter\"}} {:.3f} {:.0f}\n",
                        name, h, col[k], stamp(k));
