@@ -8,12 +8,14 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "advise/scenario.h"
 #include "analyze/analyze.h"
 #include "analyze/report.h"
 #include "analyze/rightsize.h"
 #include "analyze/sources.h"
 #include "command.h"
 #include "core/text.h"
+#include "core/yaml.h"
 #include "inputs.h"
 #include "progress.h"
 #include "report_out.h"
@@ -23,10 +25,21 @@ namespace rooftop::app {
 namespace {
 
 struct AnalyzeArgs {
-  std::string db, prometheus, since, from, to, match, report, timeout = "120s";
+  std::string db, prometheus, since, from, to, match, report, timeout = "120s", scenario;
   std::vector<std::string> thresholds;
   bool json = false;
 };
+
+nlohmann::ordered_json rightsizing_json(const analyze::Rightsizing& r) {
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
+  nlohmann::ordered_json ranking = nlohmann::ordered_json::array();
+  for (const analyze::RightsizeOption& o : r.ranking) {
+    ranking.push_back({{"accelerator", o.accelerator}, {"count", o.count}, {"precision", o.precision},
+                       {"throughput", o.throughput}, {"tco_usd", opt(o.tco_usd)}, {"saving_usd", opt(o.saving_usd)}});
+  }
+  return {{"scenario", r.scenario}, {"current", r.current}, {"count", r.count}, {"capacity", r.capacity},
+          {"demand", r.demand}, {"unit", r.unit}, {"current_tco_usd", opt(r.current_tco_usd)}, {"ranking", ranking}};
+}
 
 nlohmann::ordered_json to_json(const analyze::Profiles& p, const std::vector<analyze::Finding>& findings,
                                const analyze::Thresholds& t, const std::string& source) {
@@ -65,7 +78,8 @@ nlohmann::ordered_json to_json(const analyze::Profiles& p, const std::vector<ana
                              {"summary", f.summary},
                              {"recommendation", f.recommendation},
                              {"wasted_device_hours", f.wasted_device_hours},
-                             {"wasted_usd", f.wasted_usd ? nlohmann::ordered_json(*f.wasted_usd) : nlohmann::ordered_json()}});
+                             {"wasted_usd", f.wasted_usd ? nlohmann::ordered_json(*f.wasted_usd) : nlohmann::ordered_json()},
+                             {"rightsizing", f.rightsizing ? rightsizing_json(*f.rightsizing) : nlohmann::ordered_json()}});
   }
   nlohmann::ordered_json th = nlohmann::ordered_json::object();
   for (const auto& [k, v] : t.list()) th[k] = v;
@@ -101,6 +115,24 @@ int run(const AnalyzeArgs& a, const GlobalOptions& global) {
   Result<analyze::Matcher> match = analyze::parse_matcher(a.match);
   if (!match) return report_error(match.error());
 
+  // Right-sizing's advise scenario and the workload it names, read before the history.
+  std::optional<advise::Scenario> scenario;
+  std::optional<workload::Workload> work;
+  if (!a.scenario.empty()) {
+    Result<std::string> text = read_file(a.scenario);
+    if (!text) return report_error(text.error());
+    Result<advise::Scenario> s = advise::parse_scenario(*text, a.scenario);
+    if (!s) return report_error(s.error());
+    if (s->task != workload::Task::infer)
+      return report_error(Error{Errc::invalid_input, "right-sizing needs a serving scenario (workload.task: infer)", a.scenario});
+    WorkloadInputs inputs;
+    inputs.build = s->shape;
+    Result<workload::Workload> w = load_workload(s->model, inputs);
+    if (!w) return report_error(Error{w.error().code, w.error().message, s->model_line});
+    scenario = std::move(*s);
+    work = std::move(*w);
+  }
+
   Progress bar("analyze", !global.quiet && !a.json);
   analyze::ProgressFn progress = [&](double f, const std::string& what) { bar.update(f, what); };
   std::string source = a.db.empty() ? "prometheus " + a.prometheus : "store " + a.db;
@@ -114,7 +146,13 @@ int run(const AnalyzeArgs& a, const GlobalOptions& global) {
   bar.done(fmt::format("{} points", p->points));
   std::vector<analyze::Finding> findings = analyze::detect(*p, t);
   Result<catalog::Catalog> cat = load_catalog(global);
-  if (cat) analyze::add_rightsizing(findings, *p, *cat, t);
+  if (!cat && scenario) return report_error(cat.error());
+  if (cat) {
+    analyze::RightsizeInputs in;
+    if (scenario) in = {&*scenario, &*work};
+    Result<void> r = analyze::add_rightsizing(findings, *p, *cat, t, in);
+    if (!r) return report_error(r.error());
+  }
 
   if (!a.report.empty()) {
     Result<void> w = write_report(analyze::build_report(*p, findings, t, {source}), a.report);
@@ -165,6 +203,10 @@ Command add_analyze_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--match", args->match, "Only these series: host=NODE,gpu=0,job=NAME (uuid, model too)")->type_name("LABELS");
   sub->add_option("--threshold", args->thresholds, "Override a detector threshold, e.g. underused_p95_pct=40 (repeatable)")
       ->type_name("NAME=VALUE");
+  sub->add_option("--scenario", args->scenario,
+                  "Right-size under-used devices with advise on this scenario (the workload they serve, constraints, "
+                  "economics; docs/analyze.md)")
+      ->type_name("SCENARIO.yaml");
   sub->add_option("--timeout", args->timeout, "Prometheus: give up on a query after this long")->capture_default_str();
   sub->add_option("--report", args->report, "Write a report: FILE.html (self-contained) or FILE.md (+ SVG charts)");
   sub->add_flag("--json", args->json, "Machine-readable findings (kind, device, window, evidence, recommendation)");

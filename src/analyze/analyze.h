@@ -141,6 +141,27 @@ struct Window {
   double from_s = 0, to_s = 0;
 };
 
+// Right-sizing an under-used device through advise (rightsize.h): the
+// observed load as a throughput objective, the current part as baseline.
+struct RightsizeOption {
+  std::string accelerator;  // catalog id
+  int count = 1;
+  std::string precision;
+  double throughput = 0;    // what it serves, in Rightsizing::unit
+  std::optional<double> tco_usd;     // over the scenario's horizon
+  std::optional<double> saving_usd;  // baseline TCO - this TCO
+};
+struct Rightsizing {
+  std::string scenario;     // advise scenario name
+  std::string current;      // catalog id of the observed part
+  int count = 1;
+  double capacity = 0;      // the most count x current serves of the scenario's workload
+  double demand = 0;        // capacity x p95 utilisation / target utilisation
+  std::string unit;         // "tokens/s", "samples/s"
+  std::optional<double> current_tco_usd;
+  std::vector<RightsizeOption> ranking;  // advise's feasible set, best first
+};
+
 struct Finding {
   std::string kind;            // idle, underused, io-bound, throttling, straggler, memory-pressure, memory-headroom
   std::string device;          // DeviceKey::id()
@@ -152,6 +173,7 @@ struct Finding {
   std::string recommendation;
   double wasted_device_hours = 0;  // estimated impact, the ranking key
   std::optional<double> wasted_usd;
+  std::optional<Rightsizing> rightsizing;  // under-used findings, given an advise scenario
 };
 
 // Runs every detector; findings ranked by wasted device-hours (then kind, device).
