@@ -50,6 +50,7 @@ nlohmann::ordered_json to_json(const analyze::Profiles& p, const std::vector<ana
   j["bucket_s"] = p.bucket_s;
   j["points"] = p.points;
   j["devices_read"] = p.devices_read ? p.devices_read : p.devices.size();
+  j["notes"] = p.notes;
   j["devices"] = nlohmann::ordered_json::array();
   for (const analyze::DeviceProfile& d : p.devices) {
     // A device read only as window aggregates reports those.

@@ -113,6 +113,7 @@ struct Profiles {
   std::map<std::string, std::vector<HostBucket>> hosts;
   std::uint64_t points = 0;  // observations ingested
   std::size_t devices_read = 0;  // devices whose points were read (the rest: aggregates only); 0 = all
+  std::vector<std::string> notes;  // how the source was read ("recording rule ... used")
 };
 
 // One pass over raw points; Obs must arrive in time order per device.

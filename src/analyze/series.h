@@ -44,10 +44,6 @@ inline const SeriesName& series(Signal f) { return kDeviceSeries[static_cast<std
 inline constexpr const char* kHostCpuSeries = "rooftop_host_cpu_utilization_ratio";
 inline constexpr const char* kHostIowaitSeries = "rooftop_host_cpu_iowait_ratio";
 
-// The recording rule `rooftop deploy monitor` writes for the memory-used
-// fraction (one per name set); analyze reads it when the server has it.
-inline constexpr const char* kMemRatioRule = "rooftop:gpu_memory_used:ratio";
-
 // Labels that carry a device's identity in each name set.
 struct IdentityLabels {
   const char* host;

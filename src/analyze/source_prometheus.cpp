@@ -22,6 +22,7 @@
 #include "analyze/series.h"
 #include "analyze/sources.h"
 #include "core/text.h"
+#include "deploy/metric_names.h"
 
 namespace rooftop::analyze {
 
@@ -150,7 +151,7 @@ Result<std::map<std::string, double>> per_device(Client& c, const std::string& q
 struct Device {
   DeviceKey key;
   std::string instance;
-  double count = 0, mean = NAN, p95 = NAN, mem_max = NAN, temp_max = NAN, reasons_max = NAN;
+  double count = 0, mean = NAN, p95 = NAN, mem_max = NAN, temp_max = NAN, reasons_max = NAN, held_down_max = NAN;
   std::set<Signal> need;  // signals to read in full; empty = aggregates only
   bool host_series = false;
 };
@@ -180,9 +181,11 @@ void choose(std::map<std::string, Device>& devs, const std::map<std::string, std
     bool pressure = d.mem_max >= t.mem_pressure_frac;
     bool headroom = d.mem_max < t.mem_headroom_frac && d.mean >= t.mem_headroom_min_util_pct - kMargin;
     if (pressure || headroom) d.need.insert({Signal::util, Signal::fb_used});
-    // Throttle-mask bits start at 0x4; the clock path needs the device hot
-    // (or at its power limit, which Prometheus does not tell us).
-    if (d.reasons_max >= 4 || d.temp_max >= t.throttle_temp_c)
+    // The held-down rule, else any reason bit from 0x4 up (the throttle mask
+    // starts there); the clock path needs the device hot (or at its power
+    // limit, which Prometheus does not tell us).
+    bool held = std::isnan(d.held_down_max) ? d.reasons_max >= 4 : d.held_down_max >= 1;
+    if (held || d.temp_max >= t.throttle_temp_c)
       d.need.insert({Signal::util, Signal::temp, Signal::power, Signal::clock, Signal::throttle});
     auto h = host_max.find(d.instance);
     if (h != host_max.end() && (h->second.first * 100 >= t.io_cpu_pct || h->second.second * 100 >= t.io_iowait_pct)) {
@@ -253,7 +256,7 @@ Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& ran
   // The range selectors cover (to - window, to]; query_range answers at most
   // 11,000 points per series.
   const std::string window = fmt::format("[{:.0f}s]", std::ceil(to - from));
-  const double step = std::max(1.0, std::ceil((to - from) / 10000));
+  const double max_step = std::max(1.0, std::ceil((to - from) / 10000));
   auto report = [&](double f, const std::string& what) {
     if (progress) progress(f, what);
   };
@@ -302,11 +305,20 @@ Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& ran
       d.count = parse_double(s["value"][1].get<std::string>()).value_or(0);
   }
   const double util_scale = scale(Signal::util);
-  // The memory fraction: the recording rule when the server has it.
-  Result<std::map<std::string, double>> rule =
-      per_device(c, fmt::format("count_over_time({}{}{})", kMemRatioRule, sel, window), to, ids);
-  if (!rule) return make_error(rule.error());
-  const bool use_rule = !rule->empty();
+  // The recording rules `rooftop deploy monitor` writes, where the server has them.
+  std::vector<std::string> notes;
+  auto has_rule = [&](const char* rule) -> Result<bool> {
+    Result<std::map<std::string, double>> r = per_device(c, fmt::format("count_over_time({}{}{})", rule, sel, window), to, ids);
+    if (!r) return make_error(r.error());
+    if (!r->empty()) notes.push_back(fmt::format("recording rule {} used", rule));
+    return !r->empty();
+  };
+  Result<bool> mem_rule = has_rule(deploy::kMemoryUsedRatioRule);
+  if (!mem_rule) return make_error(mem_rule.error());
+  Result<bool> held_rule = has_rule(deploy::kClocksHeldDownRule);
+  if (!held_rule) return make_error(held_rule.error());
+  const bool use_rule = *mem_rule;
+  const char* const kMemRatioRule = deploy::kMemoryUsedRatioRule;
   const std::string mem_max_q =
       use_rule ? fmt::format("max_over_time({}{}{})", kMemRatioRule, sel, window)
                : fmt::format("max_over_time({0}{2}{3}) / (avg_over_time({0}{2}{3}) + avg_over_time({1}{2}{3}))",
@@ -323,11 +335,14 @@ Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& ran
       {fmt::format("max_over_time({}{}{})", name(Signal::temp), sel, window), &Device::temp_max, scale(Signal::temp)},
       {fmt::format("max_over_time({}{}{})", name(Signal::throttle), sel, window), &Device::reasons_max, 1},
   };
-  for (std::size_t i = 0; i < std::size(screens); ++i) {
+  std::vector<Screen> all(std::begin(screens), std::end(screens));
+  if (*held_rule)
+    all.push_back({fmt::format("max_over_time({}{}{})", deploy::kClocksHeldDownRule, sel, window), &Device::held_down_max, 1});
+  for (std::size_t i = 0; i < all.size(); ++i) {
     report(0.05 * static_cast<double>(i + 1), "screening");
-    Result<std::map<std::string, double>> v = per_device(c, screens[i].query, to, ids);
+    Result<std::map<std::string, double>> v = per_device(c, all[i].query, to, ids);
     if (!v) return make_error(v.error());
-    for (auto& [id, d] : devs) d.*screens[i].slot = get(*v, id) * screens[i].scale;
+    for (auto& [id, d] : devs) d.*all[i].slot = get(*v, id) * all[i].scale;
   }
   std::map<std::string, std::pair<double, double>> host_max;  // instance -> (cpu, iowait) maxima
   for (int which = 0; which < 2; ++which) {
@@ -343,7 +358,14 @@ Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& ran
   }
   choose(devs, host_max, t);
 
-  // 2. Read the chosen devices' signals, in batches of devices that need the same ones.
+  // 2. Read the chosen devices' signals, in batches of devices that need the
+  // same ones, at the scrape interval the counts show (a finer step would
+  // repeat each sample) or coarser where the window needs it.
+  std::vector<double> counts;
+  for (const auto& [id, d] : devs) {
+    if (d.count > 0) counts.push_back(d.count);
+  }
+  const double step = std::max(max_step, std::floor((to - from) / std::max(1.0, median(counts))));
   Profiler prof(from, to + step, step);
   std::map<std::set<Signal>, std::vector<Device*>> by_need;
   std::size_t read = 0, total_reads = 0;
@@ -438,6 +460,7 @@ Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& ran
     dp.screened_samples = static_cast<std::uint64_t>(d.count);
   }
   p.devices_read = read;
+  p.notes = std::move(notes);
   return p;
 }
 

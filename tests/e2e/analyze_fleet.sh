@@ -56,6 +56,31 @@ for f in out["findings"]:
     assert f["summary"].startswith(f"namespace {f['namespace']}, pod {f['pod']}: "), f["summary"]
 PYEOF
 grep -q "screened on window aggregates" fleet.txt
+
+# The recording rules `rooftop deploy monitor` writes, backfilled by promtool
+# from this Prometheus: analyze reads them, and finds the same.
+"$ROOFTOP" deploy monitor --out dm >/dev/null
+promtool tsdb create-blocks-from rules -q --url "http://127.0.0.1:$PP" --start "$START" --end "$END" \
+  --output-dir rules-data dm/recording-rules.yml >rules.log 2>&1 || { cat rules.log; exit 1; }
+kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true
+mv rules-data/* tsdb/
+PP=$(free_port)
+prometheus --config.file=prom.yml --storage.tsdb.path=tsdb --storage.tsdb.retention.time=30d \
+  --web.listen-address=127.0.0.1:$PP --log.level=warn >prom2.log 2>&1 & pids+=($!)
+ready=0
+for i in $(seq 120); do curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && { ready=1; break; }; sleep 1; done
+[ $ready = 1 ] || { echo "Prometheus did not restart in 120 s"; cat prom2.log; exit 1; }
+"$ROOFTOP" analyze --prometheus "http://127.0.0.1:$PP" --from "$START" --to "$END" --json >rules.json
+$PY - <<'PYEOF'
+import json
+a, b = json.load(open("fleet.json")), json.load(open("rules.json"))
+assert a["notes"] == [], a["notes"]
+assert b["notes"] == ["recording rule rooftop:gpu_memory_used:ratio used",
+                      "recording rule rooftop:gpu_clocks_held_down:bool used"], b["notes"]
+key = lambda o: sorted((f["kind"], f["device"]) for f in o["findings"])
+assert key(a) == key(b), (key(a), key(b))
+print("with the recording rules: the same", len(key(b)), "findings")
+PYEOF
 grep -q "namespace vision, pod " fleet.txt
 grep -q "<svg" fleet.html
 
