@@ -26,6 +26,7 @@ namespace {
 
 struct AnalyzeArgs {
   std::string db, prometheus, since, from, to, match, report, timeout = "120s", scenario;
+  std::string bearer_token_file, basic_auth, password_file, ca_file;
   std::vector<std::string> thresholds;
   bool json = false;
 };
@@ -141,6 +142,35 @@ int run(const AnalyzeArgs& a, const GlobalOptions& global) {
   Result<double> timeout = parse_duration(a.timeout);
   if (!timeout || *timeout <= 0) return report_error(Error{Errc::invalid_input, "expected a duration such as 30s", "--timeout"});
   popts.timeout_s = *timeout;
+  // Credentials come from files (never the command line, which other users can read).
+  auto secret = [](const std::string& path, const char* flag) -> Result<std::string> {
+    Result<std::string> text = read_file(path);
+    if (!text) return make_error(Errc::invalid_input, text.error().message, std::string(flag) + " " + path);
+    std::string v = trim(*text);
+    if (v.empty() || v.find('\n') != std::string::npos)
+      return make_error(Errc::invalid_input, "expected one line", std::string(flag) + " " + path);
+    return v;
+  };
+  if (!a.bearer_token_file.empty()) {
+    Result<std::string> tok = secret(a.bearer_token_file, "--bearer-token-file");
+    if (!tok) return report_error(tok.error());
+    popts.bearer_token = *tok;
+  }
+  if (!a.basic_auth.empty() != !a.password_file.empty())
+    return report_error(Error{Errc::invalid_input, "--basic-auth USER needs --password-file FILE (and the reverse)", "--basic-auth"});
+  if (!a.basic_auth.empty()) {
+    Result<std::string> pw = secret(a.password_file, "--password-file");
+    if (!pw) return report_error(pw.error());
+    popts.basic_user = a.basic_auth;
+    popts.basic_password = *pw;
+  }
+  if (!a.ca_file.empty()) {
+    Result<std::string> ca = read_file(a.ca_file);
+    if (!ca) return report_error(Error{Errc::invalid_input, ca.error().message, "--ca-file " + a.ca_file});
+    if (ca->find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+      return report_error(Error{Errc::invalid_input, "not a PEM certificate", "--ca-file " + a.ca_file});
+    popts.ca_file = a.ca_file;
+  }
   Result<analyze::Profiles> p = a.db.empty() ? analyze::profile_prometheus(a.prometheus, range, *match, progress, t, popts)
                                              : analyze::profile_store(a.db, range, *match, progress);
   if (!p) return report_error(p.error());
@@ -196,7 +226,7 @@ Command add_analyze_command(CLI::App& app, const GlobalOptions& global) {
       "Find idle, under-used, IO-bound, throttled and straggling accelerators and memory problems in utilisation "
       "history (the monitor's SQLite store, or Prometheus for a fleet), ranked by wasted device-hours");
   sub->add_option("--db", args->db, "The history written by `rooftop monitor --db FILE`")->type_name("FILE");
-  sub->add_option("--prometheus", args->prometheus, "A Prometheus server (http://host:9090) scraping dcgm-exporter or rooftop")
+  sub->add_option("--prometheus", args->prometheus, "A Prometheus HTTP API (http[s]://host:9090[/path]: Prometheus, Thanos, Mimir, VictoriaMetrics) holding dcgm-exporter or rooftop series")
       ->type_name("URL");
   sub->add_option("--since", args->since, "Analyse the last D (6h, 7d); default: the whole store, or the last hour of Prometheus");
   sub->add_option("--from", args->from, "Window start: Unix seconds or ISO 8601 (UTC)");
@@ -208,6 +238,13 @@ Command add_analyze_command(CLI::App& app, const GlobalOptions& global) {
                   "Right-size under-used devices with advise on this scenario (the workload they serve, constraints, "
                   "economics; docs/analyze.md)")
       ->type_name("SCENARIO.yaml");
+  sub->add_option("--bearer-token-file", args->bearer_token_file, "Prometheus: send this token (Authorization: Bearer)")
+      ->type_name("FILE");
+  sub->add_option("--basic-auth", args->basic_auth, "Prometheus: basic auth as USER (password from --password-file)")
+      ->type_name("USER");
+  sub->add_option("--password-file", args->password_file, "Prometheus: the basic-auth password")->type_name("FILE");
+  sub->add_option("--ca-file", args->ca_file, "Prometheus over https: the CA that signed its certificate (PEM)")
+      ->type_name("FILE");
   sub->add_option("--timeout", args->timeout, "Prometheus: give up on a query after this long")->capture_default_str();
   sub->add_option("--report", args->report, "Write a report: FILE.html (self-contained) or FILE.md (+ SVG charts)");
   sub->add_flag("--json", args->json, "Machine-readable findings (kind, device, window, evidence, recommendation)");

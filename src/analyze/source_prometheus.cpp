@@ -29,25 +29,39 @@ namespace rooftop::analyze {
 namespace {
 
 struct Client {
+  bool https = false;
   std::string host;
   int port = 80;
-  std::string url;
+  std::string base;    // scheme://host:port, for libcurl
+  std::string prefix;  // path before /api/v1 ("/prometheus" behind Mimir), "" at the root
+  std::string url;     // as given
   HttpOptions http;
 };
 
 Result<Client> connect(const std::string& url, const PrometheusOptions& opts) {
-  static const std::regex kUrl(R"(^http://([^/:]+)(:([0-9]{1,5}))?/?$)");
+  static const std::regex kUrl(R"(^(https?)://([^/:\[\]]+|\[[0-9a-fA-F:.]+\])(:([0-9]{1,5}))?(/[^?#]*)?$)");
   std::smatch m;
   if (!std::regex_match(url, m, kUrl))
-    return make_error(Errc::invalid_input,
-                      starts_with(url, "https://") ? "https is not supported; reach Prometheus over http (e.g. through a local proxy)"
-                                                   : "expected http://HOST:PORT",
-                      "--prometheus " + url);
-  int port = m[3].matched ? std::stoi(m[3].str()) : 80;
-  if (port < 1 || port > 65535) return make_error(Errc::invalid_input, "port out of range", "--prometheus " + url);
-  Client c{m[1].str(), port, url, {}};
+    return make_error(Errc::invalid_input, "expected http[s]://HOST[:PORT][/PATH]", "--prometheus " + url);
+  Client c;
+  c.https = m[1].str() == "https";
+  c.host = m[2].str();
+  c.port = m[4].matched ? std::stoi(m[4].str()) : (c.https ? 443 : 80);
+  if (c.port < 1 || c.port > 65535) return make_error(Errc::invalid_input, "port out of range", "--prometheus " + url);
+  c.base = m[1].str() + "://" + c.host + ":" + std::to_string(c.port);
+  if (c.host.front() == '[') c.host = c.host.substr(1, c.host.size() - 2);
+  c.prefix = m[5].str();
+  while (!c.prefix.empty() && c.prefix.back() == '/') c.prefix.pop_back();
+  c.url = url;
   c.http.read_timeout_s = opts.timeout_s;
   c.http.connect_timeout_s = std::min(opts.timeout_s, 10.0);
+  c.http.ca_file = opts.ca_file;
+  if (!opts.ca_file.empty() && !c.https)
+    return make_error(Errc::invalid_input, "a CA file is for https; this URL is http", "--ca-file " + opts.ca_file);
+  if (!opts.bearer_token.empty() && !opts.basic_user.empty())
+    return make_error(Errc::invalid_input, "give a bearer token or basic auth, not both", "--bearer-token-file");
+  if (!opts.bearer_token.empty()) c.http.headers.push_back("Authorization: Bearer " + opts.bearer_token);
+  if (!opts.basic_user.empty()) c.http.headers.push_back("Authorization: " + basic_authorization(opts.basic_user, opts.basic_password));
   return c;
 }
 
@@ -55,9 +69,16 @@ Result<Client> connect(const std::string& url, const PrometheusOptions& opts) {
 Result<nlohmann::json> call(Client& c, const char* api, std::vector<std::pair<std::string, std::string>> fields) {
   const std::string q = fields.front().second;
   fields.emplace_back("timeout", fmt::format("{:g}s", c.http.read_timeout_s));
-  Result<HttpResponse> res = http_post_form(c.host, c.port, std::string("/api/v1/") + api, fields, c.http);
+  const std::string path = c.prefix + "/api/v1/" + api;
+  Result<HttpResponse> res = c.https ? https_post_form(c.base, path, fields, c.http)
+                                     : http_post_form(c.host, c.port, path, fields, c.http);
   if (!res)
     return make_error(Errc::invalid_input, "cannot reach Prometheus (" + res.error().message + ")", "--prometheus " + c.url);
+  if (res->status == 401 || res->status == 403)
+    return make_error(Errc::invalid_input,
+                      fmt::format("Prometheus refused the credentials (HTTP {}){}", res->status,
+                                  c.http.headers.empty() ? ": give --bearer-token-file or --basic-auth" : ""),
+                      "--prometheus " + c.url);
   nlohmann::json j = nlohmann::json::parse(res->body, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return make_error(Errc::invalid_input, fmt::format("bad response to {} (HTTP {}): not JSON", api, res->status),

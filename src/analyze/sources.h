@@ -35,9 +35,13 @@ Result<Profiles> profile_store(const std::string& db_path, const TimeRange& rang
 
 struct PrometheusOptions {
   double timeout_s = 120;  // per query: the server's timeout, and the longest silence on the connection
+  std::string bearer_token;                // Authorization: Bearer
+  std::string basic_user, basic_password;  // Authorization: Basic
+  std::string ca_file;                     // https: the CA that signed the server's certificate
 };
 
-// `url` is http://host:port. Uses dcgm-exporter names when present, else
+// `url` is http[s]://host[:port][/path] (a path prefix for servers behind
+// one: Mimir's /prometheus, Grafana Cloud's /api/prom). Uses dcgm-exporter names when present, else
 // rooftop_* names. Screens every device on window aggregates and reads the
 // points of only the devices a detector with thresholds `t` could flag
 // (source_prometheus.cpp).
