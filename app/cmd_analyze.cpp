@@ -25,7 +25,7 @@ namespace rooftop::app {
 namespace {
 
 struct AnalyzeArgs {
-  std::string db, prometheus, since, from, to, match, report, timeout = "120s", scenario;
+  std::string db, prometheus, openmetrics, since, from, to, match, report, timeout = "120s", scenario;
   std::string bearer_token_file, basic_auth, password_file, ca_file;
   std::vector<std::string> thresholds;
   bool json = false;
@@ -90,8 +90,9 @@ nlohmann::ordered_json to_json(const analyze::Profiles& p, const std::vector<ana
 }
 
 int run(const AnalyzeArgs& a, const GlobalOptions& global) {
-  if (a.db.empty() == a.prometheus.empty())
-    return report_error(Error{Errc::invalid_input, "give exactly one source: --db FILE or --prometheus URL", "analyze"});
+  if (a.db.empty() + a.prometheus.empty() + a.openmetrics.empty() != 2)
+    return report_error(
+        Error{Errc::invalid_input, "give exactly one source: --db FILE, --prometheus URL or --openmetrics FILE", "analyze"});
   analyze::Thresholds t;
   for (const std::string& s : a.thresholds) {
     Result<void> r = t.set(s);
@@ -137,7 +138,8 @@ int run(const AnalyzeArgs& a, const GlobalOptions& global) {
 
   Progress bar("analyze", !global.quiet && !a.json);
   analyze::ProgressFn progress = [&](double f, const std::string& what) { bar.update(f, what); };
-  std::string source = a.db.empty() ? "prometheus " + a.prometheus : "store " + a.db;
+  std::string source = !a.db.empty() ? "store " + a.db : !a.openmetrics.empty() ? "openmetrics " + a.openmetrics
+                                                                               : "prometheus " + a.prometheus;
   analyze::PrometheusOptions popts;
   Result<double> timeout = parse_duration(a.timeout);
   if (!timeout || *timeout <= 0) return report_error(Error{Errc::invalid_input, "expected a duration such as 30s", "--timeout"});
@@ -171,8 +173,9 @@ int run(const AnalyzeArgs& a, const GlobalOptions& global) {
       return report_error(Error{Errc::invalid_input, "not a PEM certificate", "--ca-file " + a.ca_file});
     popts.ca_file = a.ca_file;
   }
-  Result<analyze::Profiles> p = a.db.empty() ? analyze::profile_prometheus(a.prometheus, range, *match, progress, t, popts)
-                                             : analyze::profile_store(a.db, range, *match, progress);
+  Result<analyze::Profiles> p = !a.db.empty()            ? analyze::profile_store(a.db, range, *match, progress)
+                                 : !a.openmetrics.empty() ? analyze::profile_openmetrics(a.openmetrics, range, *match)
+                                                          : analyze::profile_prometheus(a.prometheus, range, *match, progress, t, popts);
   if (!p) return report_error(p.error());
   bar.done(fmt::format("{} points", p->points));
   std::vector<analyze::Finding> findings = analyze::detect(*p, t);
@@ -228,6 +231,9 @@ Command add_analyze_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--db", args->db, "The history written by `rooftop monitor --db FILE`")->type_name("FILE");
   sub->add_option("--prometheus", args->prometheus, "A Prometheus HTTP API (http[s]://host:9090[/path]: Prometheus, Thanos, Mimir, VictoriaMetrics) holding dcgm-exporter or rooftop series")
       ->type_name("URL");
+  sub->add_option("--openmetrics", args->openmetrics,
+                  "An OpenMetrics file with timestamps (dcgm-exporter or rooftop names), read without a server")
+      ->type_name("FILE");
   sub->add_option("--since", args->since, "Analyse the last D (6h, 7d); default: the whole store, or the last hour of Prometheus");
   sub->add_option("--from", args->from, "Window start: Unix seconds or ISO 8601 (UTC)");
   sub->add_option("--to", args->to, "Window end");

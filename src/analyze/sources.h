@@ -49,6 +49,11 @@ Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& ran
                                     const ProgressFn& progress = {}, const Thresholds& t = {},
                                     const PrometheusOptions& opts = {});
 
+// An OpenMetrics text file with timestamps (source_openmetrics.cpp): the
+// Prometheus source's names and labels, read without a server. Garbage is
+// Errc::invalid_input naming FILE:LINE.
+Result<Profiles> profile_openmetrics(const std::string& path, const TimeRange& range, const Matcher& match);
+
 }  // namespace rooftop::analyze
 
 namespace rooftop::analyze {

@@ -4,8 +4,9 @@
 # find exactly what was planted (precision = recall = 1.0), read the points
 # of only some devices (the rest screened on window aggregates), and name
 # each finding's namespace and pod. The 1,000-device, 7-day size of the same
-# path is bench/analyze_fleet.sh. Then bad input: a Prometheus that stalls
-# mid-answer, and OpenMetrics garbage.
+# path is bench/analyze_fleet.sh. The same file read directly (--openmetrics)
+# finds the same. Then bad input: a Prometheus that stalls mid-answer, and
+# OpenMetrics garbage.
 # labels: prometheus analyze
 # timeout: 300
 set -euo pipefail
@@ -83,6 +84,13 @@ print("with the recording rules: the same", len(key(b)), "findings")
 PYEOF
 grep -q "namespace vision, pod " fleet.txt
 grep -q "<svg" fleet.html
+# The same file read without a server finds the same.
+"$ROOFTOP" analyze --openmetrics fleet.om --from "$START" --to "$END" --json >direct.json
+$PY - <<'PYEOF'
+import json
+key = lambda n: sorted((f["kind"], f["device"]) for f in json.load(open(n))["findings"])
+assert key("direct.json") == key("fleet.json"), (key("direct.json"), key("fleet.json"))
+PYEOF
 
 # Bad input.
 expect_2() { set +e; "$@" >/dev/null 2>err.txt; rc=$?; set -e; [ $rc -eq 2 ] || { echo "want 2, got $rc: $*"; cat err.txt; exit 1; }; }
@@ -104,4 +112,20 @@ grep -q "timed out after 2 s" err.txt || { cat err.txt; exit 1; }
 grep -q -- "--prometheus http://127.0.0.1:$SP" err.txt || { cat err.txt; exit 1; }
 expect_2 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$PP" --timeout never
 grep -q -- "--timeout" err.txt
+# OpenMetrics with garbage: promtool refuses it, and so does analyze, naming the line.
+{ head -n 3 fleet.om; echo 'DCGM_FI_DEV_GPU_UTIL{gpu="0",Hostname="node-0" 88 1700000000'; echo '# EOF'; } >garbage.om
+if promtool tsdb create-blocks-from openmetrics garbage.om junk >/dev/null 2>&1; then echo "promtool took garbage"; exit 1; fi
+expect_2 "$ROOFTOP" analyze --openmetrics garbage.om
+grep -q -- "--openmetrics garbage.om:4: expected label=" err.txt || { cat err.txt; exit 1; }
+head -c 4096 /dev/urandom >noise.om
+expect_2 "$ROOFTOP" analyze --openmetrics noise.om
+grep -q -- "--openmetrics noise.om:" err.txt
+head -n 1000 fleet.om >cut.om   # no # EOF: cut short
+expect_2 "$ROOFTOP" analyze --openmetrics cut.om
+grep -q "cut short" err.txt
+head -n 5 fleet.om | sed 's/ 1[0-9]*$//' >nots.om; echo '# EOF' >>nots.om
+expect_2 "$ROOFTOP" analyze --openmetrics nots.om
+grep -q "without a timestamp" err.txt
+expect_2 "$ROOFTOP" analyze --openmetrics /nonexistent.om
+grep -q -- "--openmetrics /nonexistent.om" err.txt
 echo "analyze: a backfilled fleet, P = R = 1.0"
