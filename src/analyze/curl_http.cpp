@@ -5,6 +5,7 @@
 #include <curl/curl.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "analyze/http.h"

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <iterator>
 
+#include "analyze/analyze.h"
+
 namespace rooftop::analyze {
 
 enum class Signal { util, copy, fb_used, fb_free, temp, power, clock, throttle };
@@ -38,6 +40,22 @@ inline constexpr SeriesName kDeviceSeries[] = {
 inline constexpr std::size_t kDeviceSeriesCount = std::size(kDeviceSeries);
 
 inline const SeriesName& series(Signal f) { return kDeviceSeries[static_cast<std::size_t>(f)]; }
+
+// Stores a value (in analyze's units) as the observation's field for `s`.
+// fb_free goes into fb_total_bytes, for the reader to add fb_used to.
+inline void set_signal(Obs& o, Signal s, double v) {
+  const float x = static_cast<float>(v);
+  switch (s) {
+    case Signal::util: o.util_pct = x; break;
+    case Signal::copy: o.mem_copy_pct = x; break;
+    case Signal::fb_used: o.fb_used_bytes = x; break;
+    case Signal::fb_free: o.fb_total_bytes = x; break;
+    case Signal::temp: o.temp_c = x; break;
+    case Signal::power: o.power_w = x; break;
+    case Signal::clock: o.sm_clock_mhz = x; break;
+    case Signal::throttle: o.throttle_bits = v; break;
+  }
+}
 
 // Host series (rooftop_* in both name sets), ratios 0..1, joined to the
 // devices by `instance`.

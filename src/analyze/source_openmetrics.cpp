@@ -6,9 +6,13 @@
 // for files of a few million samples; a fleet's weeks belong in Prometheus.
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "analyze/series.h"
 #include "analyze/sources.h"
@@ -17,11 +21,6 @@
 namespace rooftop::analyze {
 
 namespace {
-
-struct OmError {
-  std::size_t line;
-  std::string what;
-};
 
 // name{a="x",b="y"} value timestamp -> its parts; false with `why` on garbage.
 bool parse_sample(std::string_view s, std::string& name, std::map<std::string, std::string>& labels, double& value,
@@ -161,17 +160,7 @@ Result<Profiles> profile_openmetrics(const std::string& path, const TimeRange& r
     if (std::isnan(value)) continue;
     Obs& o = d.obs[*ts];
     o.t_s = *ts;
-    const float x = static_cast<float>(value * fam->second.second);
-    switch (fam->second.first) {
-      case Signal::util: o.util_pct = x; break;
-      case Signal::copy: o.mem_copy_pct = x; break;
-      case Signal::fb_used: o.fb_used_bytes = x; break;
-      case Signal::fb_free: o.fb_total_bytes = x; break;  // free for now; total below
-      case Signal::temp: o.temp_c = x; break;
-      case Signal::power: o.power_w = x; break;
-      case Signal::clock: o.sm_clock_mhz = x; break;
-      case Signal::throttle: o.throttle_bits = value; break;
-    }
+    set_signal(o, fam->second.first, value * fam->second.second);  // fb_free: the total below
   }
   if (in.bad()) return make_error(Errc::io, "read error", "--openmetrics " + path);
   if (!eof) return make_error(Errc::invalid_input, "no '# EOF' line: the file is cut short", "--openmetrics " + path);

@@ -230,7 +230,7 @@ void choose(std::map<std::string, Device>& devs, const std::map<std::string, std
 }
 
 // Reads query_range points of `name` for a batch of devices into their observations.
-Result<void> read_points(Client& c, const std::string& q, double from, double to, double step, double scale, Signal field,
+Result<void> read_points(Client& c, const std::string& q, double from, double to, double step, double scale, Signal signal,
                          const IdentityLabels& ids, std::map<std::string, std::map<double, Obs>>& obs) {
   Result<nlohmann::json> res = query_range(c, q, from, to, step);
   if (!res) return make_error(res.error());
@@ -248,17 +248,7 @@ Result<void> read_points(Client& c, const std::string& q, double from, double to
       double t = pt[0].get<double>();
       Obs& o = dev->second[t];
       o.t_s = t;
-      float x = static_cast<float>(*v * scale);
-      switch (field) {
-        case Signal::util: o.util_pct = x; break;
-        case Signal::copy: o.mem_copy_pct = x; break;
-        case Signal::fb_used: o.fb_used_bytes = x; break;
-        case Signal::fb_free: o.fb_total_bytes = x; break;  // the total (used + free, or 1 for the ratio rule)
-        case Signal::temp: o.temp_c = x; break;
-        case Signal::power: o.power_w = x; break;
-        case Signal::clock: o.sm_clock_mhz = x; break;
-        case Signal::throttle: o.throttle_bits = *v * scale; break;
-      }
+      set_signal(o, signal, *v * scale);  // fb_free: the total (used + free, or 1 for the ratio rule) below
     }
   }
   return {};
