@@ -211,6 +211,10 @@ int run(const AnalyzeArgs& a, const GlobalOptions& global) {
                             fmt::format("{:.2f}", findings[i].wasted_device_hours), findings[i].summary});
     }
     std::cout << table.render_text();
+    if (std::vector<std::string> by_pod = analyze::workload_summary(*p, findings); !by_pod.empty()) {
+      std::cout << "\nBy workload:\n";
+      for (const std::string& line : by_pod) std::cout << "  " << line << "\n";
+    }
     std::cout << "\nRecommendations:\n";
     for (std::size_t i = 0; i < findings.size(); ++i) {
       std::cout << fmt::format("{:>3}. {}\n", i + 1, findings[i].recommendation);

@@ -83,6 +83,8 @@ assert key(a) == key(b), (key(a), key(b))
 print("with the recording rules: the same", len(key(b)), "findings")
 PYEOF
 grep -q "namespace vision, pod " fleet.txt
+grep -q "^By workload:" fleet.txt
+grep -Eq "^  namespace vision, pod job-[0-9a-f]+: 8 x NVIDIA A100-SXM4-80GB idle over 6.0 h" fleet.txt || { cat fleet.txt; exit 1; }
 grep -q "<svg" fleet.html
 # The same file read without a server finds the same.
 "$ROOFTOP" analyze --openmetrics fleet.om --from "$START" --to "$END" --json >direct.json
