@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `rooftop analyze --prometheus https://...` against Prometheus' own web
 # config: TLS with a self-signed certificate made here and basic auth
-# (bcrypt), over a backfilled generated fleet. libcurl is loaded at run time
-# only for https. Bad input is exit 2 naming it: a wrong CA, no or wrong
+# (bcrypt), over a backfilled generated fleet; then through a gateway with a
+# path prefix and a bearer token. libcurl is loaded at run time only for
+# https. Bad input is exit 2 naming it: a wrong CA, no or wrong
 # credentials, a CA file that is not PEM, a CA file for an http URL.
 # labels: prometheus analyze security
 # timeout: 180
@@ -53,6 +54,37 @@ assert planted and found == planted
 assert len(out["devices"]) == 24
 PYEOF
 
+# A gateway in front of it, as hosted services have: a path prefix and a
+# bearer token (Mimir's /prometheus, Grafana Cloud's /api/prom).
+GP=$(free_port)
+printf 't0ken-%s\n' "$RANDOM" >token
+$PY - "$GP" "$PP" "$(cat token)" <<'PYEOF' & pids+=($!)
+import base64, http.server, ssl, sys, urllib.request
+port, upstream, token = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+ctx = ssl.create_default_context(cafile="server.crt")
+basic = "Basic " + base64.b64encode(b"alice:s3cret").decode()
+class Gateway(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.headers.get("Authorization") != "Bearer " + token:
+            self.send_response(401); self.send_header("Content-Length", "0"); self.end_headers(); return
+        if not self.path.startswith("/prometheus/api/v1/"):
+            self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers(); return
+        req = urllib.request.Request(f"https://127.0.0.1:{upstream}" + self.path[len("/prometheus"):], data=body,
+                                     headers={"Authorization": basic,
+                                              "Content-Type": "application/x-www-form-urlencoded"})
+        with urllib.request.urlopen(req, context=ctx) as r:
+            out = r.read()
+        self.send_response(200); self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out))); self.end_headers(); self.wfile.write(out)
+http.server.ThreadingHTTPServer(("127.0.0.1", port), Gateway).serve_forever()
+PYEOF
+for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$GP) 2>/dev/null && break; sleep 0.1; done
+"$ROOFTOP" analyze --prometheus "http://127.0.0.1:$GP/prometheus/" --bearer-token-file token \
+  --from "$START" --to "$END" --json >gateway.json
+$PY -c 'import json; k = lambda n: sorted((f["kind"], f["device"]) for f in json.load(open(n))["findings"]); assert k("gateway.json") == k("out.json")'
+
 expect_2() { set +e; "$@" >/dev/null 2>err.txt; rc=$?; set -e; [ $rc -eq 2 ] || { echo "want 2, got $rc: $*"; cat err.txt; exit 1; }; }
 AUTH=(--basic-auth alice --password-file password)
 expect_2 "$ROOFTOP" analyze --prometheus "$URL" --ca-file other.crt "${AUTH[@]}" --from "$START" --to "$END"
@@ -69,4 +101,9 @@ expect_2 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$PP" --ca-file server
 grep -q "a CA file is for https" err.txt
 expect_2 "$ROOFTOP" analyze --prometheus "$URL" --ca-file server.crt --basic-auth alice
 grep -q -- "--password-file" err.txt
-echo "analyze: https with basic auth, and its bad input"
+printf 'wrong\n' >badtoken
+expect_2 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$GP/prometheus" --bearer-token-file badtoken
+grep -q "refused the credentials (HTTP 401)" err.txt
+expect_2 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$GP/prometheus" --bearer-token-file token "${AUTH[@]}"
+grep -q "not both" err.txt
+echo "analyze: https with basic auth, a bearer token behind a path prefix, and their bad input"
