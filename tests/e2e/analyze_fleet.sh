@@ -31,7 +31,7 @@ printf 'global: {scrape_interval: 15s}\n' >prom.yml
 prometheus --config.file=prom.yml --storage.tsdb.path=tsdb --storage.tsdb.retention.time=30d \
   --web.listen-address=127.0.0.1:$PP --log.level=warn >prom.log 2>&1 & pids+=($!)
 ready=0
-for i in $(seq 120); do curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && { ready=1; break; }; sleep 1; done
+for _ in $(seq 120); do curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && { ready=1; break; }; sleep 1; done
 [ $ready = 1 ] || { echo "Prometheus did not become ready in 120 s"; cat prom.log; exit 1; }
 
 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$PP" --from "$START" --to "$END" --json --report fleet.html >fleet.json
@@ -69,7 +69,7 @@ PP=$(free_port)
 prometheus --config.file=prom.yml --storage.tsdb.path=tsdb --storage.tsdb.retention.time=30d \
   --web.listen-address=127.0.0.1:$PP --log.level=warn >prom2.log 2>&1 & pids+=($!)
 ready=0
-for i in $(seq 120); do curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && { ready=1; break; }; sleep 1; done
+for _ in $(seq 120); do curl -sf "http://127.0.0.1:$PP/-/ready" >/dev/null && { ready=1; break; }; sleep 1; done
 [ $ready = 1 ] || { echo "Prometheus did not restart in 120 s"; cat prom2.log; exit 1; }
 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$PP" --from "$START" --to "$END" --json >rules.json
 $PY - <<'PYEOF'
@@ -108,7 +108,7 @@ while True:
     c.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{"status":"success","data":{"resultType":"vector","result":[')
     held.append(c)
 PYEOF
-for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$SP) 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$SP) 2>/dev/null && break; sleep 0.1; done
 expect_2 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$SP" --timeout 2s --from "$START" --to "$END"
 grep -q "timed out after 2 s" err.txt || { cat err.txt; exit 1; }
 grep -q -- "--prometheus http://127.0.0.1:$SP" err.txt || { cat err.txt; exit 1; }

@@ -36,7 +36,7 @@ printf 'global: {scrape_interval: 15s}\n' >prom.yml
 prometheus --config.file=prom.yml --web.config.file=web.yml --storage.tsdb.path=tsdb \
   --storage.tsdb.retention.time=30d --web.listen-address=127.0.0.1:$PP --log.level=warn >prom.log 2>&1 & pids+=($!)
 ready=0
-for i in $(seq 120); do
+for _ in $(seq 120); do
   curl -sf --cacert server.crt -u alice:s3cret "https://127.0.0.1:$PP/-/ready" >/dev/null && { ready=1; break; }; sleep 1
 done
 [ $ready = 1 ] || { echo "Prometheus (https) did not become ready in 120 s"; cat prom.log; exit 1; }
@@ -80,7 +80,7 @@ class Gateway(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(out))); self.end_headers(); self.wfile.write(out)
 http.server.ThreadingHTTPServer(("127.0.0.1", port), Gateway).serve_forever()
 PYEOF
-for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$GP) 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$GP) 2>/dev/null && break; sleep 0.1; done
 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$GP/prometheus/" --bearer-token-file token \
   --from "$START" --to "$END" --json >gateway.json
 $PY -c 'import json; k = lambda n: sorted((f["kind"], f["device"]) for f in json.load(open(n))["findings"]); assert k("gateway.json") == k("out.json")'
