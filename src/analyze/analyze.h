@@ -38,8 +38,8 @@ struct DeviceKey {
   std::string uuid;
   std::string model;  // as reported ("NVIDIA A100-SXM4-80GB")
   std::string job;    // workload label; "" when unknown (from Prometheus: namespace/pod)
-  std::string ns;     // Kubernetes namespace and pod the device was attached to, when the series say
-  std::string pod;
+  std::string ns = {};   // Kubernetes namespace and pod the device was attached to, when the series say
+  std::string pod = {};  // (initialised so that {host, gpu, uuid, model, job} still builds a key)
   std::string id() const { return host + "/gpu" + std::to_string(gpu); }
 };
 

@@ -142,7 +142,7 @@ Result<Profiles> profile_store(const std::string& db_path, const TimeRange& rang
   std::set<std::string> hosts;
   for (const auto& [i, job] : present) {
     const telemetry::StoredDevice& d = chosen[i];
-    slot[i] = prof.add_device(DeviceKey{d.host, d.index, d.uuid, d.model, job_name(job), "", ""});
+    slot[i] = prof.add_device(DeviceKey{d.host, d.index, d.uuid, d.model, job_name(job)});
     hosts.insert(d.host);
   }
 

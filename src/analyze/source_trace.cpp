@@ -22,7 +22,7 @@ Profiles profile_trace(const telemetry::Trace& trace, double start_s) {
   for (const telemetry::TraceRow& r : trace.rows) {
     auto key = std::make_tuple(r.host, r.gpu);
     auto it = index.find(key);
-    if (it == index.end()) it = index.emplace(key, prof.add_device(DeviceKey{r.host, r.gpu, r.uuid, r.model, r.sample.job, "", ""})).first;
+    if (it == index.end()) it = index.emplace(key, prof.add_device(DeviceKey{r.host, r.gpu, r.uuid, r.model, r.sample.job})).first;
     const telemetry::DeviceSample& x = r.sample;
     Obs o;
     o.t_s = start_s + r.t_s;

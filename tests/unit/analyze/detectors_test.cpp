@@ -101,7 +101,7 @@ TEST(Detectors, ThresholdsCanBeOverridden) {
 
 TEST(Profiler, HistogramPercentilesAndBuckets) {
   Profiler p(0, 1000, 1);
-  int d = p.add_device(DeviceKey{"h", 0, "", "", "", "", ""});
+  int d = p.add_device(DeviceKey{"h", 0, "", "", ""});
   for (int i = 0; i < 1000; ++i) {
     Obs o;
     o.t_s = i;
