@@ -89,6 +89,44 @@ nlohmann::ordered_json to_json(const analyze::Profiles& p, const std::vector<ana
   return j;
 }
 
+// --timeout and the Prometheus credentials; secrets come from files (never
+// the command line, which other users can read).
+Result<analyze::PrometheusOptions> prometheus_options(const AnalyzeArgs& a) {
+  analyze::PrometheusOptions popts;
+  Result<double> timeout = parse_duration(a.timeout);
+  if (!timeout || *timeout <= 0) return make_error(Errc::invalid_input, "expected a duration such as 30s", "--timeout");
+  popts.timeout_s = *timeout;
+  auto secret = [](const std::string& path, const char* flag) -> Result<std::string> {
+    Result<std::string> text = read_file(path);
+    if (!text) return make_error(Errc::invalid_input, text.error().message, std::string(flag) + " " + path);
+    std::string v = trim(*text);
+    if (v.empty() || v.find('\n') != std::string::npos)
+      return make_error(Errc::invalid_input, "expected one line", std::string(flag) + " " + path);
+    return v;
+  };
+  if (!a.bearer_token_file.empty()) {
+    Result<std::string> tok = secret(a.bearer_token_file, "--bearer-token-file");
+    if (!tok) return make_error(tok.error());
+    popts.bearer_token = *tok;
+  }
+  if (!a.basic_auth.empty() != !a.password_file.empty())
+    return make_error(Errc::invalid_input, "--basic-auth USER needs --password-file FILE (and the reverse)", "--basic-auth");
+  if (!a.basic_auth.empty()) {
+    Result<std::string> pw = secret(a.password_file, "--password-file");
+    if (!pw) return make_error(pw.error());
+    popts.basic_user = a.basic_auth;
+    popts.basic_password = *pw;
+  }
+  if (!a.ca_file.empty()) {
+    Result<std::string> ca = read_file(a.ca_file);
+    if (!ca) return make_error(Errc::invalid_input, ca.error().message, "--ca-file " + a.ca_file);
+    if (ca->find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+      return make_error(Errc::invalid_input, "not a PEM certificate", "--ca-file " + a.ca_file);
+    popts.ca_file = a.ca_file;
+  }
+  return popts;
+}
+
 int run(const AnalyzeArgs& a, const GlobalOptions& global) {
   if (a.db.empty() + a.prometheus.empty() + a.openmetrics.empty() != 2)
     return report_error(
@@ -140,42 +178,11 @@ int run(const AnalyzeArgs& a, const GlobalOptions& global) {
   analyze::ProgressFn progress = [&](double f, const std::string& what) { bar.update(f, what); };
   std::string source = !a.db.empty() ? "store " + a.db : !a.openmetrics.empty() ? "openmetrics " + a.openmetrics
                                                                                : "prometheus " + a.prometheus;
-  analyze::PrometheusOptions popts;
-  Result<double> timeout = parse_duration(a.timeout);
-  if (!timeout || *timeout <= 0) return report_error(Error{Errc::invalid_input, "expected a duration such as 30s", "--timeout"});
-  popts.timeout_s = *timeout;
-  // Credentials come from files (never the command line, which other users can read).
-  auto secret = [](const std::string& path, const char* flag) -> Result<std::string> {
-    Result<std::string> text = read_file(path);
-    if (!text) return make_error(Errc::invalid_input, text.error().message, std::string(flag) + " " + path);
-    std::string v = trim(*text);
-    if (v.empty() || v.find('\n') != std::string::npos)
-      return make_error(Errc::invalid_input, "expected one line", std::string(flag) + " " + path);
-    return v;
-  };
-  if (!a.bearer_token_file.empty()) {
-    Result<std::string> tok = secret(a.bearer_token_file, "--bearer-token-file");
-    if (!tok) return report_error(tok.error());
-    popts.bearer_token = *tok;
-  }
-  if (!a.basic_auth.empty() != !a.password_file.empty())
-    return report_error(Error{Errc::invalid_input, "--basic-auth USER needs --password-file FILE (and the reverse)", "--basic-auth"});
-  if (!a.basic_auth.empty()) {
-    Result<std::string> pw = secret(a.password_file, "--password-file");
-    if (!pw) return report_error(pw.error());
-    popts.basic_user = a.basic_auth;
-    popts.basic_password = *pw;
-  }
-  if (!a.ca_file.empty()) {
-    Result<std::string> ca = read_file(a.ca_file);
-    if (!ca) return report_error(Error{Errc::invalid_input, ca.error().message, "--ca-file " + a.ca_file});
-    if (ca->find("-----BEGIN CERTIFICATE-----") == std::string::npos)
-      return report_error(Error{Errc::invalid_input, "not a PEM certificate", "--ca-file " + a.ca_file});
-    popts.ca_file = a.ca_file;
-  }
+  Result<analyze::PrometheusOptions> popts = prometheus_options(a);
+  if (!popts) return report_error(popts.error());
   Result<analyze::Profiles> p = !a.db.empty()            ? analyze::profile_store(a.db, range, *match, progress)
                                  : !a.openmetrics.empty() ? analyze::profile_openmetrics(a.openmetrics, range, *match)
-                                                          : analyze::profile_prometheus(a.prometheus, range, *match, progress, t, popts);
+                                                          : analyze::profile_prometheus(a.prometheus, range, *match, progress, t, *popts);
   if (!p) return report_error(p.error());
   bar.done(fmt::format("{} points", p->points));
   std::vector<analyze::Finding> findings = analyze::detect(*p, t);
