@@ -10,7 +10,7 @@ set -euo pipefail
 BUILD_PKGS=(
   build-essential cmake ninja-build pkg-config ccache
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  libsqlite3-dev sqlite3 libcrypt-dev libssl-dev libgrpc-dev
+  libsqlite3-dev sqlite3 libcrypt-dev libssl-dev libgrpc-dev libcurl4-openssl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libopenmpi-dev openmpi-bin libhwloc-dev
   libopenblas-dev
@@ -18,7 +18,7 @@ BUILD_PKGS=(
 )
 # What the tests build with and drive: GoogleTest and Google Benchmark, a real
 # Prometheus and promtool, ONNX models made with python3-onnx, a headless
-# browser, wrk, clang's libFuzzer for the ONNX importer's fuzz target, and
+# browser, wrk, openssl (self-signed certificates), clang's libFuzzer for the ONNX importer's fuzz target, and
 # shellcheck for bench/device-check.sh.
 TEST_PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev

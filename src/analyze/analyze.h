@@ -37,7 +37,9 @@ struct DeviceKey {
   int gpu = 0;
   std::string uuid;
   std::string model;  // as reported ("NVIDIA A100-SXM4-80GB")
-  std::string job;    // workload label; "" when unknown
+  std::string job;    // workload label; "" when unknown (from Prometheus: namespace/pod)
+  std::string ns = {};   // Kubernetes namespace and pod the device was attached to, when the series say
+  std::string pod = {};  // (initialised so that {host, gpu, uuid, model, job} still builds a key)
   std::string id() const { return host + "/gpu" + std::to_string(gpu); }
 };
 
@@ -96,6 +98,11 @@ struct DeviceProfile {
   double first_s = 0, last_s = 0;
   double step_s = 0;                     // median sampling interval
   std::optional<double> power_limit_w;
+  // Window aggregates the server computed (Prometheus' avg_over_time,
+  // quantile_over_time, count_over_time) for a device whose points were not
+  // read because no detector could flag it; NaN when not screened.
+  double screened_util_mean_pct = NAN, screened_util_p95_pct = NAN;
+  std::uint64_t screened_samples = 0;
   double util_percentile(double q) const;
   double util_mean() const;
 };
@@ -105,6 +112,8 @@ struct Profiles {
   std::vector<DeviceProfile> devices;
   std::map<std::string, std::vector<HostBucket>> hosts;
   std::uint64_t points = 0;  // observations ingested
+  std::size_t devices_read = 0;  // devices whose points were read (the rest: aggregates only); 0 = all
+  std::vector<std::string> notes;  // how the source was read ("recording rule ... used")
 };
 
 // One pass over raw points; Obs must arrive in time order per device.
@@ -133,16 +142,39 @@ struct Window {
   double from_s = 0, to_s = 0;
 };
 
+// Right-sizing an under-used device through advise (rightsize.h): the
+// observed load as a throughput objective, the current part as baseline.
+struct RightsizeOption {
+  std::string accelerator;  // catalog id
+  int count = 1;
+  std::string precision;
+  double throughput = 0;    // what it serves, in Rightsizing::unit
+  std::optional<double> tco_usd;     // over the scenario's horizon
+  std::optional<double> saving_usd;  // baseline TCO - this TCO
+};
+struct Rightsizing {
+  std::string scenario;     // advise scenario name
+  std::string current;      // catalog id of the observed part
+  int count = 1;
+  double capacity = 0;      // the most count x current serves of the scenario's workload
+  double demand = 0;        // capacity x p95 utilisation / target utilisation
+  std::string unit;         // "tokens/s", "samples/s"
+  std::optional<double> current_tco_usd;
+  std::vector<RightsizeOption> ranking;  // advise's feasible set, best first
+};
+
 struct Finding {
   std::string kind;            // idle, underused, io-bound, throttling, straggler, memory-pressure, memory-headroom
   std::string device;          // DeviceKey::id()
   std::string job;
+  std::string ns, pod;         // Kubernetes namespace and pod, when known
   Window window;
   std::vector<std::pair<std::string, double>> evidence;  // named numbers, units in names
   std::string summary;         // one line
   std::string recommendation;
   double wasted_device_hours = 0;  // estimated impact, the ranking key
   std::optional<double> wasted_usd;
+  std::optional<Rightsizing> rightsizing;  // under-used findings, given an advise scenario
 };
 
 // Runs every detector; findings ranked by wasted device-hours (then kind, device).

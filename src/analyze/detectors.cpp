@@ -35,6 +35,8 @@ Finding base(const DeviceProfile& d, const char* kind, Window w) {
   f.kind = kind;
   f.device = d.key.id();
   f.job = d.key.job;
+  f.ns = d.key.ns;
+  f.pod = d.key.pod;
   f.window = w;
   return f;
 }
@@ -287,6 +289,11 @@ std::vector<Finding> detect(const Profiles& p, const Thresholds& t) {
   memory(p, t, out);
   throttling(p, t, out);
   stragglers(p, t, out);
+  // Name the workload where the series carry it.
+  for (Finding& f : out) {
+    if (!f.pod.empty())
+      f.summary = fmt::format("{}pod {}: {}", f.ns.empty() ? "" : "namespace " + f.ns + ", ", f.pod, f.summary);
+  }
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (a.wasted_device_hours != b.wasted_device_hours) return a.wasted_device_hours > b.wasted_device_hours;
     if (a.kind != b.kind) return a.kind < b.kind;

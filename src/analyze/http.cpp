@@ -111,6 +111,22 @@ std::string form_encode(const std::vector<std::pair<std::string, std::string>>& 
   return out;
 }
 
+std::string basic_authorization(const std::string& user, const std::string& password) {
+  static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const std::string in = user + ":" + password;
+  std::string out = "Basic ";
+  for (std::size_t i = 0; i < in.size(); i += 3) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+    if (i + 2 < in.size()) v |= static_cast<unsigned char>(in[i + 2]);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    out += i + 2 < in.size() ? kAlphabet[v & 63] : '=';
+  }
+  return out;
+}
+
 Result<HttpResponse> parse_http_response(const std::string& raw) {
   const std::size_t head_end = raw.find("\r\n\r\n");
   if (raw.compare(0, 7, "HTTP/1.") != 0 || raw.size() < 12 || head_end == std::string::npos)
@@ -170,10 +186,12 @@ Result<HttpResponse> http_post_form(const std::string& host, int port, const std
   Fd fd(*fd_or);
   const std::string body = form_encode(fields);
   const std::string host_header = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  std::string extra;
+  for (const std::string& h : opts.headers) extra += h + "\r\n";
   const std::string req = fmt::format(
-      "POST {} HTTP/1.1\r\nHost: {}:{}\r\nUser-Agent: rooftop\r\nAccept: application/json\r\n"
+      "POST {} HTTP/1.1\r\nHost: {}:{}\r\nUser-Agent: rooftop\r\nAccept: application/json\r\n{}"
       "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
-      path, host_header, port, body.size(), body);
+      path, host_header, port, extra, body.size(), body);
   std::size_t sent = 0;
   while (sent < req.size()) {
     ssize_t n = ::send(fd.get(), req.data() + sent, req.size() - sent, MSG_NOSIGNAL);

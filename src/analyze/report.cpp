@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "analyze/sources.h"
 
@@ -73,6 +76,43 @@ std::string finding_chart(const Profiles& p, const Finding& f) {
   return report::svg_line(c);
 }
 
+std::vector<std::string> workload_summary(const Profiles& p, const std::vector<Finding>& findings) {
+  struct Group {
+    std::set<std::string> devices, models;
+    double hours = 0, wasted = 0, usd = 0;
+    bool any_usd = false;
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
+  std::map<std::string, const DeviceProfile*> by_id;
+  for (const DeviceProfile& d : p.devices) by_id[d.key.id()] = &d;
+  for (const Finding& f : findings) {
+    if (f.pod.empty()) continue;
+    Group& g = groups[{f.ns, f.pod, f.kind}];
+    g.devices.insert(f.device);
+    auto d = by_id.find(f.device);
+    if (d != by_id.end() && !d->second->key.model.empty()) g.models.insert(d->second->key.model);
+    g.hours = std::max(g.hours, (f.window.to_s - f.window.from_s) / 3600);
+    g.wasted += f.wasted_device_hours;
+    if (f.wasted_usd) {
+      g.usd += *f.wasted_usd;
+      g.any_usd = true;
+    }
+  }
+  std::vector<std::pair<double, std::string>> lines;
+  for (const auto& [key, g] : groups) {
+    const auto& [ns, pod, kind] = key;
+    std::string model = g.models.size() == 1 ? *g.models.begin() : "devices";
+    lines.emplace_back(g.wasted, fmt::format("{}pod {}: {} x {} {} over {:.1f} h, {:.1f} device-hours wasted{}",
+                                             ns.empty() ? "" : "namespace " + ns + ", ", pod, g.devices.size(), model,
+                                             kind, g.hours, g.wasted,
+                                             g.any_usd ? fmt::format(" (about ${:.0f})", g.usd) : ""));
+  }
+  std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> out;
+  for (auto& [w, line] : lines) out.push_back(std::move(line));
+  return out;
+}
+
 report::Document build_report(const Profiles& p, const std::vector<Finding>& findings, const Thresholds& t,
                               const ReportContext& ctx) {
   report::Document doc;
@@ -92,9 +132,11 @@ report::Document build_report(const Profiles& p, const std::vector<Finding>& fin
     }
   }
   doc.blocks.push_back(report::Paragraph{fmt::format(
-      "Source: {}. Window {} .. {} ({} devices, {:.1f} device-hours, {} points, {} s buckets). {} findings; "
+      "Source: {}. Window {} .. {} ({} devices{}, {:.1f} device-hours read, {} points, {} s buckets). {} findings; "
       "estimated waste {:.1f} device-hours{}.",
-      ctx.source, format_time(p.from_s), format_time(p.to_s), p.devices.size(), device_hours, p.points, p.bucket_s,
+      ctx.source, format_time(p.from_s), format_time(p.to_s), p.devices.size(),
+      p.devices_read ? fmt::format(", {} read in full, the rest screened on window aggregates", p.devices_read) : "",
+      device_hours, p.points, p.bucket_s,
       findings.size(), wasted, any_usd ? fmt::format(" (about ${:.0f} at catalog cloud prices)", usd) : "")});
 
   report::Table table;
@@ -106,6 +148,10 @@ report::Document build_report(const Profiles& p, const std::vector<Finding>& fin
     table.rows.push_back({std::to_string(i + 1), f.kind, f.device, f.job.empty() ? "-" : f.job,
                           format_time(f.window.from_s) + " .. " + format_time(f.window.to_s),
                           fmt::format("{:.2f}", f.wasted_device_hours), f.summary});
+  }
+  if (std::vector<std::string> by_pod = workload_summary(p, findings); !by_pod.empty()) {
+    doc.blocks.push_back(report::Heading{2, "By workload"});
+    doc.blocks.push_back(report::BulletList{by_pod});
   }
   doc.blocks.push_back(report::Heading{2, "Findings, by estimated impact"});
   if (findings.empty()) doc.blocks.push_back(report::Paragraph{"No problems found: every device looks healthy."});

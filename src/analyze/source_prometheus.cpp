@@ -1,76 +1,100 @@
-// Reading a fleet's history from a Prometheus server's HTTP API
-// (/api/v1/query_range), for dcgm-exporter names or rooftop_* names.
+// Reading a fleet's history from a Prometheus server's HTTP API, in two
+// passes so that a 1,000-device fleet costs the server the work and analyze
+// a few megabytes (docs/analyze.md, "Prometheus"):
+//  1. screen: instant queries of window aggregates for every device
+//     (count_over_time, avg_over_time, quantile_over_time, max_over_time, and
+//     the memory-fraction recording rule when the server has it);
+//  2. read: query_range points, of only the signals a detector needs, for
+//     only the devices the aggregates say a detector could flag.
+// A device no detector can flag keeps its aggregates (DeviceProfile::
+// screened_*), so the fleet summary still lists it.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
 #include "analyze/http.h"
+#include "analyze/series.h"
 #include "analyze/sources.h"
 #include "core/text.h"
+#include "deploy/metric_names.h"
 
 namespace rooftop::analyze {
 
 namespace {
 
-struct MetricMap {
-  const char* field;
-  const char* dcgm;
-  double dcgm_scale;
-  const char* rooftop;
-  double rooftop_scale;
-};
-// Field -> series name and the factor to our units (%, bytes, MHz).
-const MetricMap kMetrics[] = {
-    {"util", "DCGM_FI_DEV_GPU_UTIL", 1, "rooftop_gpu_utilization_ratio", 100},
-    {"copy", "DCGM_FI_DEV_MEM_COPY_UTIL", 1, "rooftop_gpu_memory_copy_utilization_ratio", 100},
-    {"fb_used", "DCGM_FI_DEV_FB_USED", 1048576.0, "rooftop_gpu_memory_used_bytes", 1},
-    {"fb_free", "DCGM_FI_DEV_FB_FREE", 1048576.0, "rooftop_gpu_memory_free_bytes", 1},
-    {"temp", "DCGM_FI_DEV_GPU_TEMP", 1, "rooftop_gpu_temperature_celsius", 1},
-    {"power", "DCGM_FI_DEV_POWER_USAGE", 1, "rooftop_gpu_power_watts", 1},
-    {"clock", "DCGM_FI_DEV_SM_CLOCK", 1, "rooftop_gpu_sm_clock_hertz", 1e-6},
-    {"throttle", "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", 1, "rooftop_gpu_clock_event_reasons", 1},
-};
-
 struct Client {
+  bool https = false;
   std::string host;
   int port = 80;
-  std::string url;
+  std::string base;    // scheme://host:port, for libcurl
+  std::string prefix;  // path before /api/v1 ("/prometheus" behind Mimir), "" at the root
+  std::string url;     // as given
+  HttpOptions http;
 };
 
-Result<Client> connect(const std::string& url) {
-  static const std::regex kUrl(R"(^http://([^/:]+)(:([0-9]{1,5}))?/?$)");
+Result<Client> connect(const std::string& url, const PrometheusOptions& opts) {
+  static const std::regex kUrl(R"(^(https?)://([^/:\[\]]+|\[[0-9a-fA-F:.]+\])(:([0-9]{1,5}))?(/[^?#]*)?$)");
   std::smatch m;
   if (!std::regex_match(url, m, kUrl))
-    return make_error(Errc::invalid_input,
-                      starts_with(url, "https://") ? "https is not supported; reach Prometheus over http (e.g. through a local proxy)"
-                                                   : "expected http://HOST:PORT",
-                      "--prometheus " + url);
-  int port = m[3].matched ? std::stoi(m[3].str()) : 80;
-  if (port < 1 || port > 65535) return make_error(Errc::invalid_input, "port out of range", "--prometheus " + url);
-  return Client{m[1].str(), port, url};
+    return make_error(Errc::invalid_input, "expected http[s]://HOST[:PORT][/PATH]", "--prometheus " + url);
+  Client c;
+  c.https = m[1].str() == "https";
+  c.host = m[2].str();
+  c.port = m[4].matched ? std::stoi(m[4].str()) : (c.https ? 443 : 80);
+  if (c.port < 1 || c.port > 65535) return make_error(Errc::invalid_input, "port out of range", "--prometheus " + url);
+  c.base = m[1].str() + "://" + c.host + ":" + std::to_string(c.port);
+  if (c.host.front() == '[') c.host = c.host.substr(1, c.host.size() - 2);
+  c.prefix = m[5].str();
+  while (!c.prefix.empty() && c.prefix.back() == '/') c.prefix.pop_back();
+  c.url = url;
+  c.http.read_timeout_s = opts.timeout_s;
+  c.http.connect_timeout_s = std::min(opts.timeout_s, 10.0);
+  c.http.ca_file = opts.ca_file;
+  if (!opts.ca_file.empty() && !c.https)
+    return make_error(Errc::invalid_input, "a CA file is for https; this URL is http", "--ca-file " + opts.ca_file);
+  if (!opts.bearer_token.empty() && !opts.basic_user.empty())
+    return make_error(Errc::invalid_input, "give a bearer token or basic auth, not both", "--bearer-token-file");
+  if (!opts.bearer_token.empty()) c.http.headers.push_back("Authorization: Bearer " + opts.bearer_token);
+  if (!opts.basic_user.empty()) c.http.headers.push_back("Authorization: " + basic_authorization(opts.basic_user, opts.basic_password));
+  return c;
 }
 
-// Runs one query_range; returns data.result (a JSON array).
-Result<nlohmann::json> query_range(Client& c, const std::string& q, double from, double to, double step) {
-  Result<HttpResponse> res = http_post_form(
-      c.host, c.port, "/api/v1/query_range",
-      {{"query", q}, {"start", fmt::format("{:.3f}", from)}, {"end", fmt::format("{:.3f}", to)}, {"step", fmt::format("{}", step)}});
+// POSTs one API call; returns data.result (a JSON array).
+Result<nlohmann::json> call(Client& c, const char* api, std::vector<std::pair<std::string, std::string>> fields) {
+  const std::string q = fields.front().second;
+  fields.emplace_back("timeout", fmt::format("{:g}s", c.http.read_timeout_s));
+  const std::string path = c.prefix + "/api/v1/" + api;
+  Result<HttpResponse> res = c.https ? https_post_form(c.base, path, fields, c.http)
+                                     : http_post_form(c.host, c.port, path, fields, c.http);
   if (!res)
     return make_error(Errc::invalid_input, "cannot reach Prometheus (" + res.error().message + ")", "--prometheus " + c.url);
+  if (res->status == 401 || res->status == 403)
+    return make_error(Errc::invalid_input,
+                      fmt::format("Prometheus refused the credentials (HTTP {}){}", res->status,
+                                  c.http.headers.empty() ? ": give --bearer-token-file or --basic-auth" : ""),
+                      "--prometheus " + c.url);
   nlohmann::json j = nlohmann::json::parse(res->body, nullptr, false);
   if (j.is_discarded() || !j.is_object())
-    return make_error(Errc::invalid_input,
-                      fmt::format("bad response to query_range (HTTP {}): not JSON", res->status), "--prometheus " + c.url);
+    return make_error(Errc::invalid_input, fmt::format("bad response to {} (HTTP {}): not JSON", api, res->status),
+                      "--prometheus " + c.url);
   if (j.value("status", "") != "success") {
     std::string why = j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>() : "unknown error";
     return make_error(Errc::invalid_input, fmt::format("Prometheus rejected query {}: {}", q, why), "--prometheus " + c.url);
   }
   if (!j.contains("data") || !j["data"].is_object() || !j["data"].contains("result") || !j["data"]["result"].is_array())
-    return make_error(Errc::invalid_input, "bad response to query_range: no data.result array", "--prometheus " + c.url);
-  return j["data"]["result"];
+    return make_error(Errc::invalid_input, fmt::format("bad response to {}: no data.result array", api), "--prometheus " + c.url);
+  return std::move(j["data"]["result"]);
+}
+
+Result<nlohmann::json> query_range(Client& c, const std::string& q, double from, double to, double step) {
+  return call(c, "query_range",
+              {{"query", q}, {"start", fmt::format("{:.3f}", from)}, {"end", fmt::format("{:.3f}", to)}, {"step", fmt::format("{}", step)}});
 }
 
 std::string label(const nlohmann::json& metric, const char* name) {
@@ -78,139 +102,377 @@ std::string label(const nlohmann::json& metric, const char* name) {
   return metric[name].get<std::string>();
 }
 
+std::string quote(const std::string& v) {
+  std::string escaped;
+  for (char ch : v) {
+    if (ch == '"' || ch == '\\') escaped += '\\';
+    escaped += ch;
+  }
+  return "\"" + escaped + "\"";
+}
+
+// A regex that matches exactly these values.
+std::string alternation(const std::vector<std::string>& values) {
+  std::string out;
+  for (const std::string& v : values) {
+    std::string esc;
+    for (char ch : v) {
+      if (std::string_view(".+*?()|[]{}^$\\").find(ch) != std::string_view::npos) esc += '\\';
+      esc += ch;
+    }
+    out += (out.empty() ? "" : "|") + esc;
+  }
+  return out;
+}
+
 // PromQL label matchers for --match, with our names translated to the exported ones.
-std::string selector(const Matcher& m, bool dcgm) {
+std::string matchers(const Matcher& m, const IdentityLabels& ids) {
   std::string out;
   for (const auto& [k, v] : m.labels) {
     std::string name = k;
-    if (dcgm && k == "host") name = "Hostname";
-    else if (dcgm && k == "uuid") name = "UUID";
-    else if (dcgm && k == "model") name = "modelName";
-    else if (!dcgm && k == "host") name = "instance";
-    std::string escaped;
-    for (char ch : v) {
-      if (ch == '"' || ch == '\\') escaped += '\\';
-      escaped += ch;
-    }
-    out += (out.empty() ? "" : ",") + name + "=\"" + escaped + "\"";
+    if (k == "host") name = ids.host;
+    else if (k == "uuid") name = ids.uuid;
+    else if (k == "model") name = ids.model;
+    out += (out.empty() ? "" : ",") + name + "=" + quote(v);
   }
-  return "{" + out + "}";
+  return out;
+}
+
+std::string braces(const std::string& a, const std::string& b = "") {
+  return "{" + a + (a.empty() || b.empty() ? "" : ",") + b + "}";
+}
+
+// The device a series belongs to: "host/gpuN".
+struct SeriesId {
+  std::string id, host, instance;
+};
+SeriesId series_id(const nlohmann::json& metric, const IdentityLabels& ids) {
+  SeriesId s;
+  s.instance = label(metric, "instance");
+  s.host = label(metric, ids.host);
+  if (s.host.empty()) s.host = s.instance;
+  s.id = s.host + "/gpu" + label(metric, "gpu");
+  return s;
+}
+
+// One value per device from an instant query's vector.
+Result<std::map<std::string, double>> per_device(Client& c, const std::string& q, double at, const IdentityLabels& ids) {
+  Result<nlohmann::json> r = call(c, "query", {{"query", q}, {"time", fmt::format("{:.3f}", at)}});
+  if (!r) return make_error(r.error());
+  std::map<std::string, double> out;
+  for (const nlohmann::json& s : *r) {
+    if (!s.is_object() || !s.contains("value") || !s["value"].is_array() || s["value"].size() != 2 || !s["value"][1].is_string())
+      return make_error(Errc::invalid_input, "bad response to query: malformed sample", "--prometheus " + c.url);
+    std::optional<double> v = parse_double(s["value"][1].get<std::string>());
+    if (v) out[series_id(s.value("metric", nlohmann::json::object()), ids).id] = *v;
+  }
+  return out;
+}
+
+struct Device {
+  DeviceKey key;
+  std::string instance;
+  double count = 0, mean = NAN, p95 = NAN, mem_max = NAN, temp_max = NAN, reasons_max = NAN, held_down_max = NAN;
+  std::set<Signal> need;  // signals to read in full; empty = aggregates only
+  bool host_series = false;
+};
+
+double get(const std::map<std::string, double>& m, const std::string& id) {
+  auto it = m.find(id);
+  return it == m.end() ? NAN : it->second;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// Which devices a detector could flag, from the window aggregates; what it
+// needs to read for them. Each test is a superset of its detector's
+// condition (margins cover the difference between Prometheus' interpolated
+// quantile and the detectors' 1 % histogram).
+void choose(std::map<std::string, Device>& devs, const std::map<std::string, std::pair<double, double>>& host_max,
+            const Thresholds& t) {
+  constexpr double kMargin = 5;  // utilisation points
+  std::map<std::string, std::vector<Device*>> groups;
+  for (auto& [id, d] : devs) {
+    groups[d.key.job.empty() ? "host:" + d.key.host : "job:" + d.key.job].push_back(&d);
+    if (d.p95 < t.underused_p95_pct + kMargin) d.need.insert(Signal::util);  // idle, underused
+    bool pressure = d.mem_max >= t.mem_pressure_frac;
+    bool headroom = d.mem_max < t.mem_headroom_frac && d.mean >= t.mem_headroom_min_util_pct - kMargin;
+    if (pressure || headroom) d.need.insert({Signal::util, Signal::fb_used});
+    // The held-down rule, else any reason bit from 0x4 up (the throttle mask
+    // starts there); the clock path needs the device hot (or at its power
+    // limit, which Prometheus does not tell us).
+    bool held = std::isnan(d.held_down_max) ? d.reasons_max >= 4 : d.held_down_max >= 1;
+    if (held || d.temp_max >= t.throttle_temp_c)
+      d.need.insert({Signal::util, Signal::temp, Signal::power, Signal::clock, Signal::throttle});
+    auto h = host_max.find(d.instance);
+    if (h != host_max.end() && (h->second.first * 100 >= t.io_cpu_pct || h->second.second * 100 >= t.io_iowait_pct)) {
+      d.need.insert(Signal::util);
+      d.host_series = true;
+    }
+  }
+  // A straggler's mean sits away from its peers'; read the whole group.
+  for (auto& [g, members] : groups) {
+    if (members.size() < 3) continue;
+    std::vector<double> means;
+    for (const Device* d : members) means.push_back(d->mean);
+    double mid = median(means);
+    bool odd = false;
+    for (const Device* d : members) {
+      if (d->p95 >= t.underused_p95_pct && std::fabs(d->mean - mid) >= t.straggler_gap_pct / 3) odd = true;
+    }
+    if (!odd) continue;
+    for (Device* d : members) d->need.insert({Signal::util, Signal::clock});
+  }
+}
+
+// Reads query_range points of `name` for a batch of devices into their observations.
+Result<void> read_points(Client& c, const std::string& q, double from, double to, double step, double scale, Signal signal,
+                         const IdentityLabels& ids, std::map<std::string, std::map<double, Obs>>& obs) {
+  Result<nlohmann::json> res = query_range(c, q, from, to, step);
+  if (!res) return make_error(res.error());
+  for (const nlohmann::json& series : *res) {
+    std::string id = series_id(series.value("metric", nlohmann::json::object()), ids).id;
+    auto dev = obs.find(id);
+    if (dev == obs.end()) continue;  // a device of the same host not asked for
+    if (!series.contains("values") || !series["values"].is_array())
+      return make_error(Errc::invalid_input, "bad response to query_range: a series without values", "--prometheus " + c.url);
+    for (const nlohmann::json& pt : series["values"]) {
+      if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_string())
+        return make_error(Errc::invalid_input, "bad response to query_range: malformed sample", "--prometheus " + c.url);
+      std::optional<double> v = parse_double(pt[1].get<std::string>());
+      if (!v) continue;  // NaN or Inf
+      double t = pt[0].get<double>();
+      Obs& o = dev->second[t];
+      o.t_s = t;
+      set_signal(o, signal, *v * scale);  // fb_free: the total (used + free, or 1 for the ratio rule) below
+    }
+  }
+  return {};
 }
 
 }  // namespace
 
 Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& range, const Matcher& match,
-                                    const ProgressFn& progress) {
-  Result<Client> c = connect(url);
-  if (!c) return make_error(c.error());
+                                    const ProgressFn& progress, const Thresholds& t, const PrometheusOptions& opts) {
+  Result<Client> cr = connect(url, opts);
+  if (!cr) return make_error(cr.error());
+  Client& c = *cr;
   double to = range.to_s.value_or(static_cast<double>(std::time(nullptr)));
   double from = range.from_s.value_or(to - 3600);
   if (!(to > from)) return make_error(Errc::invalid_input, "the time window is empty", "--from/--to");
-  // Prometheus answers at most 11,000 points per series.
-  double step = std::max(1.0, std::ceil((to - from) / 10000));
+  // The range selectors cover (to - window, to]; query_range answers at most
+  // 11,000 points per series.
+  const std::string window = fmt::format("[{:.0f}s]", std::ceil(to - from));
+  const double max_step = std::max(1.0, std::ceil((to - from) / 10000));
+  auto report = [&](double f, const std::string& what) {
+    if (progress) progress(f, what);
+  };
 
-  // Which name set does this server hold?
+  // 1. Screen. Which name set does this server hold?
   bool dcgm = true;
-  Result<nlohmann::json> probe = query_range(*c, std::string("DCGM_FI_DEV_GPU_UTIL") + selector(match, true), from, to, step);
-  if (!probe) return make_error(probe.error());
-  if (probe->empty()) {
-    Result<nlohmann::json> rt = query_range(*c, std::string("rooftop_gpu_utilization_ratio") + selector(match, false), from, to, step);
-    if (!rt) return make_error(rt.error());
-    if (rt->empty())
+  IdentityLabels ids = kDcgmLabels;
+  report(0, "screening");
+  Result<nlohmann::json> counted =
+      call(c, "query", {{"query", fmt::format("count_over_time({}{}{})", series(Signal::util).dcgm, braces(matchers(match, ids)), window)},
+                        {"time", fmt::format("{:.3f}", to)}});
+  if (!counted) return make_error(counted.error());
+  if (counted->empty()) {
+    dcgm = false;
+    ids = kRooftopLabels;
+    counted = call(c, "query", {{"query", fmt::format("count_over_time({}{}{})", series(Signal::util).rooftop,
+                                                       braces(matchers(match, ids)), window)},
+                                {"time", fmt::format("{:.3f}", to)}});
+    if (!counted) return make_error(counted.error());
+    if (counted->empty())
       return make_error(Errc::invalid_input,
-                        "no accelerator series in " + format_time(from) + " .. " + format_time(to) +
-                            " (neither DCGM_FI_DEV_GPU_UTIL nor rooftop_gpu_utilization_ratio" +
-                            (match.labels.empty() ? "" : " matching " + selector(match, true)) +
+                        "no accelerator series in " + format_time(from) + " .. " + format_time(to) + " (neither " +
+                            series(Signal::util).dcgm + " nor " + series(Signal::util).rooftop +
+                            (match.labels.empty() ? "" : " matching " + braces(matchers(match, kDcgmLabels))) +
                             "): empty window or unknown labels",
                         "--prometheus " + url);
-    dcgm = false;
   }
-  std::string sel = selector(match, dcgm);
+  auto name = [&](Signal f) { return std::string(dcgm ? series(f).dcgm : series(f).rooftop); };
+  auto scale = [&](Signal f) { return dcgm ? series(f).dcgm_scale : series(f).rooftop_scale; };
+  const std::string sel = braces(matchers(match, ids));
 
-  // device key -> time -> observation
-  struct Dev {
-    DeviceKey key;
-    std::string instance;
-    std::map<double, Obs> obs;
+  std::map<std::string, Device> devs;
+  for (const nlohmann::json& s : *counted) {
+    const nlohmann::json metric = s.value("metric", nlohmann::json::object());
+    SeriesId sid = series_id(metric, ids);
+    Device& d = devs[sid.id];
+    d.key.host = sid.host;
+    d.key.gpu = static_cast<int>(parse_int(label(metric, "gpu")).value_or(0));
+    d.key.uuid = label(metric, ids.uuid);
+    d.key.model = label(metric, ids.model);
+    d.key.ns = label(metric, "namespace");
+    d.key.pod = label(metric, "pod");
+    if (!d.key.pod.empty()) d.key.job = (d.key.ns.empty() ? "" : d.key.ns + "/") + d.key.pod;
+    d.instance = sid.instance;
+    if (s.contains("value") && s["value"].is_array() && s["value"].size() == 2 && s["value"][1].is_string())
+      d.count = parse_double(s["value"][1].get<std::string>()).value_or(0);
+  }
+  const double util_scale = scale(Signal::util);
+  // The recording rules `rooftop deploy monitor` writes, where the server has them.
+  std::vector<std::string> notes;
+  auto has_rule = [&](const char* rule) -> Result<bool> {
+    Result<std::map<std::string, double>> r = per_device(c, fmt::format("count_over_time({}{}{})", rule, sel, window), to, ids);
+    if (!r) return make_error(r.error());
+    if (!r->empty()) notes.push_back(fmt::format("recording rule {} used", rule));
+    return !r->empty();
   };
-  std::map<std::string, Dev> devs;
-  std::size_t done = 0, total = std::size(kMetrics) + 2;
-  for (const MetricMap& m : kMetrics) {
-    if (progress) progress(static_cast<double>(done++) / static_cast<double>(total), dcgm ? m.dcgm : m.rooftop);
-    Result<nlohmann::json> res = query_range(*c, std::string(dcgm ? m.dcgm : m.rooftop) + sel, from, to, step);
-    if (!res) return make_error(res.error());
-    double scale = dcgm ? m.dcgm_scale : m.rooftop_scale;
-    for (const nlohmann::json& series : *res) {
-      const nlohmann::json& metric = series.contains("metric") ? series["metric"] : nlohmann::json::object();
-      std::string instance = label(metric, "instance");
-      std::string host = dcgm ? label(metric, "Hostname") : instance;
-      if (host.empty()) host = instance;
-      std::string gpu = label(metric, "gpu");
-      std::string id = host + "/gpu" + gpu;
-      Dev& d = devs[id];
-      d.key.host = host;
-      d.key.gpu = parse_int(gpu).value_or(0);
-      d.key.uuid = label(metric, dcgm ? "UUID" : "uuid");
-      d.key.model = dcgm ? label(metric, "modelName") : d.key.model;
-      d.instance = instance;
-      if (!series.contains("values") || !series["values"].is_array())
-        return make_error(Errc::invalid_input, "bad response to query_range: a series without values", "--prometheus " + url);
-      for (const nlohmann::json& pt : series["values"]) {
-        if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_string())
-          return make_error(Errc::invalid_input, "bad response to query_range: malformed sample", "--prometheus " + url);
-        double t = pt[0].get<double>();
-        std::optional<double> v = parse_double(pt[1].get<std::string>());
-        if (!v) continue;  // NaN or Inf
-        Obs& o = d.obs[t];
-        o.t_s = t;
-        std::string field = m.field;
-        double x = *v * scale;
-        if (field == "util") o.util_pct = static_cast<float>(x);
-        else if (field == "copy") o.mem_copy_pct = static_cast<float>(x);
-        else if (field == "fb_used") o.fb_used_bytes = static_cast<float>(x);
-        else if (field == "fb_free") o.fb_total_bytes = static_cast<float>(x);  // free for now; total below
-        else if (field == "temp") o.temp_c = static_cast<float>(x);
-        else if (field == "power") o.power_w = static_cast<float>(x);
-        else if (field == "clock") o.sm_clock_mhz = static_cast<float>(x);
-        else if (field == "throttle") o.throttle_bits = x;
-      }
-    }
+  Result<bool> mem_rule = has_rule(deploy::kMemoryUsedRatioRule);
+  if (!mem_rule) return make_error(mem_rule.error());
+  Result<bool> held_rule = has_rule(deploy::kClocksHeldDownRule);
+  if (!held_rule) return make_error(held_rule.error());
+  const bool use_rule = *mem_rule;
+  const char* const kMemRatioRule = deploy::kMemoryUsedRatioRule;
+  const std::string mem_max_q =
+      use_rule ? fmt::format("max_over_time({}{}{})", kMemRatioRule, sel, window)
+               : fmt::format("max_over_time({0}{2}{3}) / (avg_over_time({0}{2}{3}) + avg_over_time({1}{2}{3}))",
+                             name(Signal::fb_used), name(Signal::fb_free), sel, window);
+  struct Screen {
+    std::string query;
+    double Device::*slot;
+    double scale;
+  };
+  const Screen screens[] = {
+      {fmt::format("avg_over_time({}{}{})", name(Signal::util), sel, window), &Device::mean, util_scale},
+      {fmt::format("quantile_over_time(0.95, {}{}{})", name(Signal::util), sel, window), &Device::p95, util_scale},
+      {mem_max_q, &Device::mem_max, 1},
+      {fmt::format("max_over_time({}{}{})", name(Signal::temp), sel, window), &Device::temp_max, scale(Signal::temp)},
+      {fmt::format("max_over_time({}{}{})", name(Signal::throttle), sel, window), &Device::reasons_max, 1},
+  };
+  std::vector<Screen> all(std::begin(screens), std::end(screens));
+  if (*held_rule)
+    all.push_back({fmt::format("max_over_time({}{}{})", deploy::kClocksHeldDownRule, sel, window), &Device::held_down_max, 1});
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    report(0.05 * static_cast<double>(i + 1), "screening");
+    Result<std::map<std::string, double>> v = per_device(c, all[i].query, to, ids);
+    if (!v) return make_error(v.error());
+    for (auto& [id, d] : devs) d.*all[i].slot = get(*v, id) * all[i].scale;
   }
-  Profiler prof(from, to + step, step);
-  std::map<std::string, std::string> host_of_instance;
-  for (auto& [id, d] : devs) {
-    int idx = prof.add_device(d.key);
-    host_of_instance[d.instance] = d.key.host;
-    for (auto& [t, o] : d.obs) {
-      if (!std::isnan(o.fb_used_bytes) && !std::isnan(o.fb_total_bytes)) o.fb_total_bytes += o.fb_used_bytes;
-      else o.fb_total_bytes = NAN;
-      prof.add(idx, o);
-    }
-  }
-  // Host CPU and iowait (rooftop names in both modes), joined by instance.
-  std::map<std::string, std::map<double, std::pair<float, float>>> host_obs;
+  std::map<std::string, std::pair<double, double>> host_max;  // instance -> (cpu, iowait) maxima
   for (int which = 0; which < 2; ++which) {
-    const char* name = which == 0 ? "rooftop_host_cpu_utilization_ratio" : "rooftop_host_cpu_iowait_ratio";
-    if (progress) progress(static_cast<double>(done++) / static_cast<double>(total), name);
-    Result<nlohmann::json> res = query_range(*c, name, from, to, step);
-    if (!res) return make_error(res.error());
-    for (const nlohmann::json& series : *res) {
-      auto h = host_of_instance.find(label(series.value("metric", nlohmann::json::object()), "instance"));
-      if (h == host_of_instance.end() || !series.contains("values") || !series["values"].is_array()) continue;
-      for (const nlohmann::json& pt : series["values"]) {
-        if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_string()) continue;
-        std::optional<double> v = parse_double(pt[1].get<std::string>());
-        if (!v) continue;
-        auto& slot = host_obs[h->second].try_emplace(pt[0].get<double>(), NAN, NAN).first->second;
-        (which == 0 ? slot.first : slot.second) = static_cast<float>(*v * 100);
+    Result<nlohmann::json> r = call(c, "query", {{"query", fmt::format("max_over_time({}{})", which ? kHostIowaitSeries : kHostCpuSeries, window)},
+                                                 {"time", fmt::format("{:.3f}", to)}});
+    if (!r) return make_error(r.error());
+    for (const nlohmann::json& s : *r) {
+      std::string inst = label(s.value("metric", nlohmann::json::object()), "instance");
+      if (!s.contains("value") || !s["value"].is_array() || s["value"].size() != 2 || !s["value"][1].is_string()) continue;
+      auto& slot = host_max.try_emplace(inst, NAN, NAN).first->second;
+      (which ? slot.second : slot.first) = parse_double(s["value"][1].get<std::string>()).value_or(NAN);
+    }
+  }
+  choose(devs, host_max, t);
+
+  // 2. Read the chosen devices' signals, in batches of devices that need the
+  // same ones, at the scrape interval the counts show (a finer step would
+  // repeat each sample) or coarser where the window needs it.
+  std::vector<double> counts;
+  for (const auto& [id, d] : devs) {
+    if (d.count > 0) counts.push_back(d.count);
+  }
+  const double step = std::max(max_step, std::floor((to - from) / std::max(1.0, median(counts))));
+  Profiler prof(from, to + step, step);
+  std::map<std::set<Signal>, std::vector<Device*>> by_need;
+  std::size_t read = 0, total_reads = 0;
+  for (auto& [id, d] : devs) {
+    if (!d.need.empty()) {
+      by_need[d.need].push_back(&d);
+      ++read;
+    }
+  }
+  for (const auto& [need, members] : by_need) total_reads += (members.size() + 63) / 64;
+  std::size_t done_reads = 0;
+  std::map<std::string, int> index;  // every device, in id order
+  for (auto& [id, d] : devs) index[id] = prof.add_device(d.key);
+  std::map<std::string, std::string> host_of_instance;
+  for (const auto& [need, members] : by_need) {
+    for (std::size_t b = 0; b < members.size(); b += 64) {
+      report(0.3 + 0.6 * static_cast<double>(done_reads++) / static_cast<double>(std::max<std::size_t>(total_reads, 1)),
+             fmt::format("reading {} of {} devices", read, devs.size()));
+      std::vector<Device*> batch(members.begin() + static_cast<long>(b),
+                                 members.begin() + static_cast<long>(std::min(members.size(), b + 64)));
+      // Select by UUID when every device has one, else by host (and drop the other devices).
+      bool by_uuid = std::all_of(batch.begin(), batch.end(), [](const Device* d) { return !d->key.uuid.empty(); });
+      std::vector<std::string> keys;
+      for (const Device* d : batch) keys.push_back(by_uuid ? d->key.uuid : d->key.host);
+      std::sort(keys.begin(), keys.end());
+      keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+      std::string bsel = braces(matchers(match, ids), std::string(by_uuid ? ids.uuid : ids.host) + "=~" + quote(alternation(keys)));
+      std::map<std::string, std::map<double, Obs>> obs;
+      for (const Device* d : batch) obs[d->key.id()];
+      for (Signal f : need) {
+        if (f == Signal::fb_used && use_rule) {
+          Result<void> r = read_points(c, kMemRatioRule + bsel, from, to, step, 1, Signal::fb_used, ids, obs);
+          if (!r) return make_error(r.error());
+          for (auto& [id, series] : obs) {
+            for (auto& [ts, o] : series) o.fb_total_bytes = 1;
+          }
+          continue;
+        }
+        Result<void> r = read_points(c, name(f) + bsel, from, to, step, scale(f), f, ids, obs);
+        if (!r) return make_error(r.error());
+        if (f == Signal::fb_used) {
+          Result<void> r2 = read_points(c, name(Signal::fb_free) + bsel, from, to, step, scale(Signal::fb_free), Signal::fb_free, ids, obs);
+          if (!r2) return make_error(r2.error());
+          for (auto& [id, series] : obs) {
+            for (auto& [ts, o] : series) {
+              if (!std::isnan(o.fb_used_bytes) && !std::isnan(o.fb_total_bytes)) o.fb_total_bytes += o.fb_used_bytes;
+              else o.fb_total_bytes = NAN;
+            }
+          }
+        }
+      }
+      for (const Device* d : batch) {
+        int idx = index.at(d->key.id());
+        if (d->host_series) host_of_instance[d->instance] = d->key.host;
+        for (const auto& [ts, o] : obs[d->key.id()]) prof.add(idx, o);
       }
     }
   }
-  for (const auto& [host, series] : host_obs) {
-    for (const auto& [t, v] : series) prof.add_host(host, t, v.first, v.second);
+
+  // Host CPU and iowait for the hosts that may be input-bound, joined by instance.
+  if (!host_of_instance.empty()) {
+    std::vector<std::string> instances;
+    for (const auto& [inst, host] : host_of_instance) instances.push_back(inst);
+    const std::string hsel = braces("instance=~" + quote(alternation(instances)));
+    std::map<std::string, std::map<double, std::pair<float, float>>> host_obs;
+    for (int which = 0; which < 2; ++which) {
+      report(0.95, "host CPU");
+      Result<nlohmann::json> res = query_range(c, (which ? kHostIowaitSeries : kHostCpuSeries) + hsel, from, to, step);
+      if (!res) return make_error(res.error());
+      for (const nlohmann::json& series : *res) {
+        auto h = host_of_instance.find(label(series.value("metric", nlohmann::json::object()), "instance"));
+        if (h == host_of_instance.end() || !series.contains("values") || !series["values"].is_array()) continue;
+        for (const nlohmann::json& pt : series["values"]) {
+          if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_string()) continue;
+          std::optional<double> v = parse_double(pt[1].get<std::string>());
+          if (!v) continue;
+          auto& slot = host_obs[h->second].try_emplace(pt[0].get<double>(), NAN, NAN).first->second;
+          (which == 0 ? slot.first : slot.second) = static_cast<float>(*v * 100);
+        }
+      }
+    }
+    for (const auto& [host, points] : host_obs) {
+      for (const auto& [ts, v] : points) prof.add_host(host, ts, v.first, v.second);
+    }
   }
-  if (progress) progress(1.0, "profiled");
-  return prof.finish();
+  report(1.0, "profiled");
+  Profiles p = prof.finish();
+  for (auto& [id, d] : devs) {
+    DeviceProfile& dp = p.devices[static_cast<std::size_t>(index.at(id))];
+    dp.screened_util_mean_pct = d.mean;
+    dp.screened_util_p95_pct = d.p95;
+    dp.screened_samples = static_cast<std::uint64_t>(d.count);
+  }
+  p.devices_read = read;
+  p.notes = std::move(notes);
+  return p;
 }
 
 }  // namespace rooftop::analyze

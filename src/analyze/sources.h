@@ -33,10 +33,26 @@ using ProgressFn = std::function<void(double, const std::string&)>;
 Result<Profiles> profile_store(const std::string& db_path, const TimeRange& range, const Matcher& match,
                                const ProgressFn& progress = {});
 
-// `url` is http://host:port (https is not built in). Uses dcgm-exporter
-// names when present, else rooftop_* names.
+struct PrometheusOptions {
+  double timeout_s = 120;  // per query: the server's timeout, and the longest silence on the connection
+  std::string bearer_token;                // Authorization: Bearer
+  std::string basic_user, basic_password;  // Authorization: Basic
+  std::string ca_file;                     // https: the CA that signed the server's certificate
+};
+
+// `url` is http[s]://host[:port][/path] (a path prefix for servers behind
+// one: Mimir's /prometheus, Grafana Cloud's /api/prom). Uses dcgm-exporter names when present, else
+// rooftop_* names. Screens every device on window aggregates and reads the
+// points of only the devices a detector with thresholds `t` could flag
+// (source_prometheus.cpp).
 Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& range, const Matcher& match,
-                                    const ProgressFn& progress = {});
+                                    const ProgressFn& progress = {}, const Thresholds& t = {},
+                                    const PrometheusOptions& opts = {});
+
+// An OpenMetrics text file with timestamps (source_openmetrics.cpp): the
+// Prometheus source's names and labels, read without a server. Garbage is
+// Errc::invalid_input naming FILE:LINE.
+Result<Profiles> profile_openmetrics(const std::string& path, const TimeRange& range, const Matcher& match);
 
 }  // namespace rooftop::analyze
 

@@ -2,6 +2,7 @@
 // traces"): healthy devices sit near 88 % utilisation with 75 % memory in use;
 // each problem changes only the signals its detector looks at.
 #include "analyze/synth.h"
+#include "analyze/synth_model.h"
 
 #include <fmt/format.h>
 
@@ -22,16 +23,12 @@ struct Plan {
   std::string job;
 };
 
-struct Gen {
-  std::mt19937_64 rng;
-  double n(double mean, double sd) { return std::normal_distribution<double>(mean, sd)(rng); }
-  double u() { return std::uniform_real_distribution<double>(0, 1)(rng); }
-};
-
 double clampd(double v, double lo, double hi) { return std::max(lo, std::min(hi, v)); }
 
+}  // namespace
+
 // One sample of a device behaving as `kind` at t seconds.
-void sample(const std::string& kind, double t, const SynthOptions& o, Gen& g, telemetry::TraceRow& r) {
+void synth_sample(const std::string& kind, double t, const SynthOptions& o, SynthGen& g, telemetry::TraceRow& r) {
   double util = 0, copy = 0, mem = 0.75, temp = 66, power = 0.72 * o.power_limit_w, clock = o.sm_clock_max_mhz;
   double cpu = g.n(45, 5), iowait = g.n(2, 1);
   std::uint64_t reasons = 0;
@@ -101,6 +98,8 @@ void sample(const std::string& kind, double t, const SynthOptions& o, Gen& g, te
   r.host_iowait_pct = std::round(clampd(iowait, 0, 100) * 10) / 10;
 }
 
+namespace {
+
 Result<std::vector<Plan>> plan(const SynthOptions& o, int n, std::vector<Planted>& planted) {
   auto host_of = [&](int i) { return o.host.empty() ? fmt::format("node-{}", i) : o.host; };
   auto id_of = [&](int i) { return fmt::format("{}/gpu{}", host_of(i), o.host.empty() ? 0 : i); };
@@ -163,7 +162,7 @@ Result<SynthResult> synthesize(const SynthOptions& o) {
   SynthResult res;
   Result<std::vector<Plan>> p = plan(o, n, res.planted);
   if (!p) return make_error(p.error());
-  Gen g{std::mt19937_64(o.seed)};
+  SynthGen g{std::mt19937_64(o.seed)};
   res.trace.rows.reserve(static_cast<std::size_t>(rows));
   // Devices sharing a host see the same host CPU: the busy one when an
   // io-bound device's input pipeline runs there.
@@ -184,7 +183,7 @@ Result<SynthResult> synthesize(const SynthOptions& o) {
       r.uuid = fmt::format("GPU-{:08x}-{:04x}-0000-0000-{:012x}", static_cast<unsigned>(o.seed), i, static_cast<unsigned>(i) * 7919u);
       r.model = o.model;
       r.sample.job = pl.job;
-      sample(pl.kind, t, o, g, r);
+      synth_sample(pl.kind, t, o, g, r);
       res.trace.rows.push_back(std::move(r));
     }
     if (host_busy_device >= 0) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,22 @@ Result<SynthResult> synthesize(const SynthOptions& o);
 // The trace as store snapshots (one per host per timestamp) starting at
 // Unix time `start_s`, for writing straight into a monitor store.
 std::vector<telemetry::Snapshot> to_snapshots(const telemetry::Trace& trace, const SynthOptions& o, double start_s);
+
+}  // namespace rooftop::analyze
+
+namespace rooftop::analyze {
+
+// A generated fleet (`rooftop trace synth fleet --openmetrics FILE`):
+// synth.devices devices on hosts of gpus_per_host, as OpenMetrics text with
+// timestamps from start_s. `part` of `parts` writes only that share of the
+// time steps (a 1,000-device week is too large for one file); the planted
+// list is always the whole fleet's.
+struct FleetOptions {
+  SynthOptions synth;
+  int gpus_per_host = 8;
+  int part = 0, parts = 1;
+  double start_s = 0;
+};
+Result<std::vector<Planted>> write_fleet_openmetrics(const FleetOptions& f, std::ostream& out);
 
 }  // namespace rooftop::analyze

@@ -194,6 +194,11 @@ struct Catalog {
   // Like find, but an unknown id is Errc::not_found with "did you mean".
   Result<const Accelerator*> get(std::string_view id_or_alias) const;
   std::vector<std::string> ids() const;
+  // The entry a device's reported model name is ("NVIDIA A100-SXM4-80GB",
+  // as NVML, dcgm-exporter's modelName or a monitor store say it), by token
+  // overlap with ids, names and aliases; the model number must match.
+  // nullptr when none is close (match_name.cpp).
+  const Accelerator* match_reported_name(std::string_view reported) const;
 };
 
 // One YAML document to read: its text and the name used in messages.

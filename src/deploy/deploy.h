@@ -120,12 +120,13 @@ struct MonitorSpec {
 // One DaemonSet per vendor + Service + ServiceAccount for `rooftop monitor`,
 // a ServiceMonitor (the exporter) and a PodMonitor (the vLLM servers) for the
 // Prometheus Operator, prometheus.yml (Kubernetes service discovery), alert
-// rules and a Grafana dashboard (JSON).
+// and recording rules and a Grafana dashboard (JSON).
 Result<std::vector<File>> monitor_manifests(const MonitorSpec& spec);
 
 // The pieces, exposed for tests.
 std::string prometheus_config(const MonitorSpec& spec);
 std::string alert_rules(const MonitorSpec& spec);
+std::string recording_rules_yaml(const MonitorSpec& spec);  // what analyze --prometheus reads (metric_names.h)
 std::string grafana_dashboard(const MonitorSpec& spec);
 
 // True for a valid DNS-1123 label (lowercase alphanumerics and '-', <= 63).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace rooftop::deploy {
 
@@ -22,5 +23,18 @@ struct MetricNames {
 };
 
 const MetricNames& metric_names(bool rooftop_names);
+
+// Recording rules `rooftop deploy monitor` writes (recording-rules.yml) and
+// `rooftop analyze --prometheus` reads when the server has them: per-device
+// signals a fleet-wide window aggregate needs precomputed, identical for
+// both name sets.
+inline constexpr const char* kMemoryUsedRatioRule = "rooftop:gpu_memory_used:ratio";    // used / (used + free)
+inline constexpr const char* kClocksHeldDownRule = "rooftop:gpu_clocks_held_down:bool";  // 1 = a throttle reason is set
+
+struct RecordingRule {
+  std::string record;
+  std::string expr;
+};
+std::vector<RecordingRule> recording_rules(bool rooftop_names);
 
 }  // namespace rooftop::deploy

@@ -244,18 +244,21 @@ std::string prometheus_config(const MonitorSpec& s) {
                           relabel({"__meta_kubernetes_pod_label_app_kubernetes_io_name"}, "app_kubernetes_io_name", "(.*)"),
                       })}};
   Tree cfg = Tree{{"global", Tree{{"scrape_interval", s.scrape_interval}, {"evaluation_interval", "30s"}}},
-                  {"rule_files", Tree::array({"alert-rules.yml"})},
+                  {"rule_files", Tree::array({"alert-rules.yml", "recording-rules.yml"})},
                   {"scrape_configs", Tree::array({exporter, servers})}};
   return to_yaml(cfg);
 }
 
+// NVML clocks-event reason bits that hold clocks down: 0x4 SW power cap,
+// 0x8 HW slowdown, 0x20 SW thermal, 0x40 HW thermal, 0x80 HW power brake.
+constexpr int kHeldDownBits[] = {4, 8, 32, 64, 128};
+
 std::string alert_rules(const MonitorSpec& s) {
   const MetricNames& m = metric_names(s.rooftop_names);
   std::string idle_threshold = fmt::format("{}", 0.05 * m.util_full_scale);
-  // NVML clocks-event reason bits: 0x4 SW power cap, 0x8 HW slowdown,
-  // 0x20 SW thermal, 0x40 HW thermal, 0x80 HW power brake.
   auto bit = [&](int value) { return fmt::format("floor({} / {}) % 2 == 1", m.throttle_reasons, value); };
-  std::string throttle = fmt::format("({}) or ({}) or ({}) or ({}) or ({})", bit(4), bit(8), bit(32), bit(64), bit(128));
+  std::string throttle;
+  for (int b : kHeldDownBits) throttle += (throttle.empty() ? "(" : " or (") + bit(b) + ")";
   std::string mem_ratio = fmt::format("{0} / ({0} + {1})", m.fb_used, m.fb_free);
   Tree rules = Tree::array({
       rule("RooftopAcceleratorIdle", fmt::format("avg_over_time({}[30m]) < {}", m.gpu_util, idle_threshold), "30m",
@@ -283,6 +286,20 @@ std::string alert_rules(const MonitorSpec& s) {
   return to_yaml(doc);
 }
 
+std::vector<RecordingRule> recording_rules(bool rooftop_names) {
+  const MetricNames& m = metric_names(rooftop_names);
+  std::string held;
+  for (int b : kHeldDownBits) held += fmt::format("{}floor({} / {}) % 2", held.empty() ? "" : " + ", m.throttle_reasons, b);
+  return {{kMemoryUsedRatioRule, fmt::format("{0} / ({0} + {1})", m.fb_used, m.fb_free)},
+          {kClocksHeldDownRule, "clamp_max(" + held + ", 1)"}};
+}
+
+std::string recording_rules_yaml(const MonitorSpec& s) {
+  Tree rules = Tree::array();
+  for (const RecordingRule& r : recording_rules(s.rooftop_names)) rules.push_back(Tree{{"record", r.record}, {"expr", r.expr}});
+  return to_yaml(Tree{{"groups", Tree::array({Tree{{"name", "rooftop-analyze"}, {"rules", rules}}})}});
+}
+
 Result<std::vector<File>> monitor_manifests(const MonitorSpec& s) {
   if (!is_dns_label(s.ns)) return make_error(Errc::invalid_input, "'" + s.ns + "' is not a valid namespace", "--namespace");
   if (s.port < 1 || s.port > 65535) return make_error(Errc::invalid_input, "port must be 1..65535", "--port");
@@ -300,6 +317,7 @@ Result<std::vector<File>> monitor_manifests(const MonitorSpec& s) {
   m.push_back({"podmonitor.yaml", pod_monitor(s)});
   std::vector<File> extra = {{"prometheus.yml", prometheus_config(s)},
                              {"alert-rules.yml", alert_rules(s)},
+                             {"recording-rules.yml", recording_rules_yaml(s)},
                              {"grafana-dashboard.json", grafana_dashboard(s)}};
   Chart chart{"rooftop-monitor", "rooftop monitor on every accelerator node (written by rooftop deploy monitor)",
               {{"namespace", {"namespace", "matchNames"}, s.ns}, {"image", {"image"}, s.image}}};

@@ -65,7 +65,7 @@ if command -v promtool >/dev/null; then
     # those blocks and hands promtool the rest (relabelling, rule files).
     $CHECK promtool-copy "$d/prometheus.yml" "$d/prometheus-promtool.yml"
     promtool check config "$d/prometheus-promtool.yml"
-    promtool check rules "$d/alert-rules.yml"
+    promtool check rules "$d/alert-rules.yml" "$d/recording-rules.yml"
   done
 else
   echo "promtool not installed: config and rules not checked by Prometheus" >&2
@@ -87,7 +87,7 @@ done <examples.txt
 grep -q 'name: llama-3-1-8b' k8s/deployment.yaml
 
 # The JSON form lists the same files.
-"$ROOFTOP" deploy monitor --json | $PY -c 'import json,sys; f=json.load(sys.stdin)["files"]; assert len(f)==8, f'
+"$ROOFTOP" deploy monitor --json | $PY -c 'import json,sys; f=json.load(sys.stdin)["files"]; assert len(f)==9, f'
 
 # Bad input: unknown accelerator, a count larger than a node, no model nor image.
 expect_2() { set +e; "$@" >/dev/null 2>err.txt; rc=$?; set -e; [ $rc -eq 2 ] || { echo "want exit 2, got $rc: $*"; cat err.txt; exit 1; }; }

@@ -97,6 +97,25 @@ TEST(Http, SendsAFormPost) {
   EXPECT_TRUE(r->body.empty());
 }
 
+TEST(Http, SendsTheExtraHeaders) {
+  OneShotServer s("HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n");
+  HttpOptions o;
+  o.headers = {"Authorization: Bearer t0ken"};
+  auto r = http_post_form("127.0.0.1", s.port(), "/api/v1/query", {{"query", "up"}}, o);
+  ASSERT_TRUE(r) << r.error().what();
+  const std::string req = s.finish();
+  EXPECT_NE(req.find("\r\nAuthorization: Bearer t0ken\r\n"), std::string::npos) << req;
+  EXPECT_LT(req.find("Authorization"), req.find("\r\n\r\n"));
+}
+
+TEST(Http, BasicAuthorizationIsBase64) {
+  // RFC 7617's example, and every padding length.
+  EXPECT_EQ(basic_authorization("Aladdin", "open sesame"), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
+  EXPECT_EQ(basic_authorization("a", "b"), "Basic YTpi");
+  EXPECT_EQ(basic_authorization("ab", "c"), "Basic YWI6Yw==");
+  EXPECT_EQ(basic_authorization("ab", "cd"), "Basic YWI6Y2Q=");
+}
+
 TEST(Http, FormEncoding) {
   EXPECT_EQ(form_encode({{"query", "up{job=\"a b\"}"}, {"step", "1.5"}}), "query=up%7Bjob%3D%22a%20b%22%7D&step=1.5");
   EXPECT_EQ(form_encode({}), "");
