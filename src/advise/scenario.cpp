@@ -82,7 +82,7 @@ void read_workload(YamlMap& m, Scenario& s) {
     }
     // Weights and KV formats ("w4a16", "fp8-kv") hold for every compute precision listed.
     if (spec->weights && spec->weights != spec->compute) s.weight_precision = spec->weights;
-    if (spec->kv && spec->kv != spec->compute) s.kv_precision = spec->kv;
+    if (spec->kv) s.kv_precision = spec->kv;
     std::optional<Precision> prec = spec->compute;
     if (prec && std::find(s.precisions.begin(), s.precisions.end(), *prec) == s.precisions.end()) s.precisions.push_back(*prec);
   }

@@ -123,10 +123,11 @@ std::optional<PrecisionSpec> parse_precision_spec(std::string_view text) {
   }
   if (!any) return std::nullopt;
   if (every) {
-    // A plain format sets every part the others leave open.
+    // A plain format sets the math and the weights the others leave open.
+    // The KV cache stays open: serving stacks keep it in the model's 16-bit
+    // type unless it is named (docs/model.md#precision).
     if (!spec.compute) spec.compute = every;
     if (!spec.weights) spec.weights = every;
-    if (!spec.kv) spec.kv = every;
   }
   return spec;
 }

@@ -49,8 +49,9 @@ struct PrecisionSpec {
 // Accepts one format for everything ("fp8", "int8"), weight/activation pairs
 // ("w4a16", "w8a8", "w4a8", "w8a16"), and parts joined by ',', '+' or '/':
 // "fp8-kv" / "kv=fp8", "fp4-weights" / "weights=fp4" / "w4", "a16" /
-// "activations=bf16" ("w4a16+fp8-kv"). nullopt when any part is unknown or
-// two parts disagree.
+// "activations=bf16" ("w4a16+fp8-kv"). A plain format fixes the math and the
+// weights, not the KV cache. nullopt when any part is unknown or two parts
+// disagree.
 std::optional<PrecisionSpec> parse_precision_spec(std::string_view text);
 // The accepted forms, for error messages.
 inline constexpr std::string_view kPrecisionForms =

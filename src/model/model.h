@@ -51,7 +51,7 @@ struct Request {
   workload::Task task = workload::Task::infer;
   std::optional<Precision> precision;      // compute (activations); default: the fastest supported one suited to the task
   std::optional<Precision> weight_precision;  // stored weights (w4a16: int4); default: the compute precision
-  std::optional<Precision> kv_precision;      // KV cache (fp8-kv); default: the compute precision
+  std::optional<Precision> kv_precision;      // KV cache (fp8-kv); default: the compute precision, 16-bit below that
   std::optional<int> batch;                // per-device batch (micro-batch when training); default: see Scenario
   Scenario scenario = Scenario::offline;
   int grad_accumulation = 1;               // training: micro-batches per optimizer step (plan.ga wins)

@@ -531,7 +531,12 @@ Result<Evaluator> Evaluator::make(const Request& req) {
   }
   s->mix = s->p;
   s->mix.weights = req.weight_precision.value_or(s->p);
-  s->mix.kv = req.kv_precision.value_or(s->p);
+  // The KV cache keeps the model's 16-bit type unless named (fp8-kv): the
+  // default of vLLM (--kv-cache-dtype auto) and TensorRT-LLM (no
+  // kv_cache_quant_algo), whichever format the weights and math use.
+  const Precision kv16 = a.supports(Precision::fp16) || !a.supports(Precision::bf16) ? Precision::fp16 : Precision::bf16;
+  const bool has_kv = s->task == Task::infer && w.kv_elems_per_token > 0;
+  s->mix.kv = req.kv_precision.value_or(has_kv && bytes_per_element(s->p) < 2 ? kv16 : s->p);
   if (s->task == Task::train && !s->mix.uniform())
     return make_error(Errc::unsupported, "training with " + to_string(s->mix) + " is not modelled; give one precision",
                       "--precision");

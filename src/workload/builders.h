@@ -46,6 +46,9 @@ struct TransformerConfig {
   int channels = 3;
   int beams = 1;                // beam search width (decode runs `beams` hypotheses)
   int seq_len = 0;              // encoder length / decoder training length
+  // Encoders: the mean real tokens of a padded sequence, which inference
+  // runtimes that drop the padding compute on (0: inference runs padded).
+  int unpadded_tokens = 0;
   int input_tokens = 0;
   int output_tokens = 0;
 };

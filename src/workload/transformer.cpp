@@ -169,13 +169,27 @@ Workload build_transformer(const TransformerConfig& base, const BuildOptions& op
     w.family = Family::encoder;
     double t = w.seq_len;
     Pass p{Phase::forward, t, c.causal ? causal_pairs(t) : t * t, 0, head_tokens_for(c, t)};
-    transformer_pass(w.ops, c, p);
-    first = w.ops;
+    // Inference without padding (docs/workloads.md#unpadded): every pass
+    // runs on the mean real length; the attention pairs use its square (the
+    // mean of squares is larger, by the variance: a small underestimate).
+    // Training and an explicit --seq keep the full length.
+    const bool unpadded = c.unpadded_tokens > 0 && !opts.seq_len && c.image_size == 0;
+    if (unpadded) {
+      double u = c.unpadded_tokens;
+      transformer_pass(w.ops, c, Pass{Phase::forward, u, c.causal ? causal_pairs(u) : u * u, 0, head_tokens_for(c, u)});
+      transformer_pass(w.train_forward_ops, c, p);
+    } else {
+      transformer_pass(w.ops, c, p);
+    }
+    first = unpadded ? w.train_forward_ops : w.ops;
     w.kv_elems_per_token = 0;
     std::string img = std::to_string(c.image_size);
     w.sample = c.image_size > 0 ? "one " + img + "x" + img + " RGB image (" + std::to_string(w.seq_len - 1) +
                                       " patches + class token)"
-                                : "one sequence of " + std::to_string(w.seq_len) + " tokens";
+                                : "one sequence of " + std::to_string(w.seq_len) + " tokens" +
+                                      (unpadded ? " (inference: " + std::to_string(c.unpadded_tokens) +
+                                                      " real tokens on average, padding dropped)"
+                                                : "");
   } else {
     w.family = Family::decoder_llm;
     w.throughput_unit = "tokens/s";

@@ -56,6 +56,8 @@ std::optional<TransformerConfig> parse_transformer(YamlMap& m) {
   c.channels = get_int(m, "channels", false, 3);
   c.beams = get_int(m, "beams", false, 1);
   c.seq_len = get_int(m, "seq_len", c.image_size == 0, 0);
+  c.unpadded_tokens = get_int(m, "unpadded_tokens", false, 0, 0);
+  if (c.unpadded_tokens > c.seq_len) m.error(m.node()["unpadded_tokens"], "unpadded_tokens must not exceed seq_len");
   c.input_tokens = get_int(m, "input_tokens", c.decoder, 0);
   c.output_tokens = get_int(m, "output_tokens", c.decoder, 0);
   m.finish();

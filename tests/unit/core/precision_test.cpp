@@ -7,11 +7,14 @@
 namespace rooftop {
 namespace {
 
-TEST(PrecisionSpec, OneFormatSetsAllThree) {
+TEST(PrecisionSpec, OneFormatSetsTheMathAndTheWeightsNotTheKvCache) {
   std::optional<PrecisionSpec> s = parse_precision_spec("FP8");
   ASSERT_TRUE(s);
   EXPECT_EQ(s->compute, Precision::fp8);
   EXPECT_EQ(s->weights, Precision::fp8);
+  EXPECT_FALSE(s->kv);  // serving stacks keep the cache at 16 bits unless it is named
+  s = parse_precision_spec("fp8+fp8-kv");
+  ASSERT_TRUE(s);
   EXPECT_EQ(s->kv, Precision::fp8);
 }
 
@@ -51,7 +54,7 @@ TEST(PrecisionSpec, KvAndWeightParts) {
   ASSERT_TRUE(s);
   EXPECT_EQ(s->weights, Precision::fp4);
   EXPECT_EQ(s->compute, Precision::fp8);
-  EXPECT_EQ(s->kv, Precision::fp8);
+  EXPECT_FALSE(s->kv);
   s = parse_precision_spec("fp8/fp16-kv");
   ASSERT_TRUE(s);
   EXPECT_EQ(s->compute, Precision::fp8);
