@@ -95,7 +95,7 @@ assert key("direct.json") == key("fleet.json"), (key("direct.json"), key("fleet.
 PYEOF
 
 # Bad input.
-expect_2() { set +e; "$@" >/dev/null 2>err.txt; rc=$?; set -e; [ $rc -eq 2 ] || { echo "want 2, got $rc: $*"; cat err.txt; exit 1; }; }
+. "$SRC/tests/e2e_lib.sh"
 # A Prometheus that answers the headers, then stalls mid-body.
 SP=$(free_port)
 $PY - "$SP" <<'PYEOF' & pids+=($!)

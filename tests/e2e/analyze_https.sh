@@ -85,7 +85,7 @@ for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$GP) 2>/dev/null && break; sl
   --from "$START" --to "$END" --json >gateway.json
 $PY -c 'import json; k = lambda n: sorted((f["kind"], f["device"]) for f in json.load(open(n))["findings"]); assert k("gateway.json") == k("out.json")'
 
-expect_2() { set +e; "$@" >/dev/null 2>err.txt; rc=$?; set -e; [ $rc -eq 2 ] || { echo "want 2, got $rc: $*"; cat err.txt; exit 1; }; }
+. "$SRC/tests/e2e_lib.sh"
 AUTH=(--basic-auth alice --password-file password)
 expect_2 "$ROOFTOP" analyze --prometheus "$URL" --ca-file other.crt "${AUTH[@]}" --from "$START" --to "$END"
 grep -q "does not verify against other.crt" err.txt || { cat err.txt; exit 1; }

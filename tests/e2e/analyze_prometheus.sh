@@ -62,7 +62,7 @@ PYEOF
 grep -q "<svg" fleet.html
 
 # Bad input: unreachable server, a bad response, an empty window, unknown labels.
-expect_2() { set +e; "$@" >/dev/null 2>err.txt; rc=$?; set -e; [ $rc -eq 2 ] || { echo "want 2, got $rc: $*"; cat err.txt; exit 1; }; }
+. "$SRC/tests/e2e_lib.sh"
 expect_2 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$(free_port)"
 grep -q "cannot reach Prometheus" err.txt
 expect_2 "$ROOFTOP" analyze --prometheus "http://127.0.0.1:$PA"   # the exporter, not a Prometheus

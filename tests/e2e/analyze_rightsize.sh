@@ -65,7 +65,7 @@ for f in rs:
 PYEOF
 
 # Bad input: a training scenario, a scenario that does not parse.
-expect_2() { set +e; "$@" >/dev/null 2>err.txt; rc=$?; set -e; [ $rc -eq 2 ] || { echo "want 2, got $rc: $*"; cat err.txt; exit 1; }; }
+. "$SRC/tests/e2e_lib.sh"
 expect_2 "$ROOFTOP" analyze --db u.db --scenario "$SRC/data/scenarios/dlrm-overbought.yaml"
 grep -q "serving scenario" err.txt && grep -q "dlrm-overbought.yaml" err.txt
 printf 'workload: {model: nosuchmodel}\n' >bad.yaml

@@ -38,7 +38,7 @@ PYEOF
 "$ROOFTOP" trace synth straggler --devices 4 --duration 10m --out s.csv 2>/dev/null
 grep -q "^t_s,host,job,gpu," s.csv
 
-expect_2() { set +e; "$@" >/dev/null 2>err.txt; rc=$?; set -e; [ $rc -eq 2 ] || { echo "want 2, got $rc: $*"; cat err.txt; exit 1; }; }
+. "$SRC/tests/e2e_lib.sh"
 expect_2 "$ROOFTOP" analyze --db missing.db
 expect_2 "$ROOFTOP" analyze --db mix.db --since 7parsecs
 expect_2 "$ROOFTOP" analyze --db mix.db --from 2000 --to 1000

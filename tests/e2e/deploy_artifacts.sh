@@ -90,7 +90,7 @@ grep -q 'name: llama-3-1-8b' k8s/deployment.yaml
 "$ROOFTOP" deploy monitor --json | $PY -c 'import json,sys; f=json.load(sys.stdin)["files"]; assert len(f)==9, f'
 
 # Bad input: unknown accelerator, a count larger than a node, no model nor image.
-expect_2() { set +e; "$@" >/dev/null 2>err.txt; rc=$?; set -e; [ $rc -eq 2 ] || { echo "want exit 2, got $rc: $*"; cat err.txt; exit 1; }; }
+. "$SRC/tests/e2e_lib.sh"
 expect_2 "$ROOFTOP" deploy serve --accelerator nvidia-h100-sxm9 --image x:1
 grep -q "did you mean" err.txt
 expect_2 "$ROOFTOP" deploy serve --accelerator nvidia-h100-sxm5-80gb --count 16 --image x:1

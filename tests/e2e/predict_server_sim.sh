@@ -8,10 +8,7 @@
 set -euo pipefail
 mkdir -p "$WORK" && cd "$WORK"
 
-expect_2() {
-  set +e; "$@" >out.txt 2>err.txt; rc=$?; set -e
-  [ $rc -eq 2 ] || { echo "want exit 2, got $rc: $*"; cat err.txt; exit 1; }
-}
+. "$SRC/tests/e2e_lib.sh"
 P() { "$ROOFTOP" predict "$@"; }
 
 # Poisson at a rate: every percentile set is ordered, the max rate is positive
