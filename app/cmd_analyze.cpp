@@ -68,7 +68,7 @@ nlohmann::ordered_json to_json(const analyze::Profiles& p, const std::vector<ana
   for (const analyze::Finding& f : findings) {
     nlohmann::ordered_json ev = nlohmann::ordered_json::object();
     for (const auto& [k, v] : f.evidence) ev[k] = v;
-    j["findings"].push_back({{"kind", f.kind},
+    j["findings"].push_back({{"kind", to_string(f.kind)},
                              {"device", f.device},
                              {"job", f.job},
                              {"namespace", f.ns},
@@ -214,7 +214,7 @@ int run(const AnalyzeArgs& a, const GlobalOptions& global) {
     table.headers = {"#", "kind", "device", "wasted device-h", "finding"};
     table.align = {report::Align::right, report::Align::left, report::Align::left, report::Align::right, report::Align::left};
     for (std::size_t i = 0; i < findings.size(); ++i) {
-      table.rows.push_back({std::to_string(i + 1), findings[i].kind, findings[i].device,
+      table.rows.push_back({std::to_string(i + 1), std::string(to_string(findings[i].kind)), findings[i].device,
                             fmt::format("{:.2f}", findings[i].wasted_device_hours), findings[i].summary});
     }
     std::cout << table.render_text();

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_table.h"
 #include "core/result.h"
 
 namespace rooftop::analyze {
@@ -163,8 +164,22 @@ struct Rightsizing {
   std::vector<RightsizeOption> ranking;  // advise's feasible set, best first
 };
 
+// What a detector found; one spelling each (JSON, tables, report).
+enum class FindingKind { idle, underused, io_bound, throttling, straggler, memory_pressure, memory_headroom };
+inline constexpr EnumName<FindingKind> kFindingKinds[] = {
+    {FindingKind::idle, "idle"},
+    {FindingKind::underused, "underused"},
+    {FindingKind::io_bound, "io-bound"},
+    {FindingKind::throttling, "throttling"},
+    {FindingKind::straggler, "straggler"},
+    {FindingKind::memory_pressure, "memory-pressure"},
+    {FindingKind::memory_headroom, "memory-headroom"},
+};
+static_assert(enum_table_complete(kFindingKinds, static_cast<std::size_t>(FindingKind::memory_headroom) + 1));
+constexpr std::string_view to_string(FindingKind k) { return enum_name(kFindingKinds, k); }
+
 struct Finding {
-  std::string kind;            // idle, underused, io-bound, throttling, straggler, memory-pressure, memory-headroom
+  FindingKind kind = FindingKind::idle;
   std::string device;          // DeviceKey::id()
   std::string job;
   std::string ns, pod;         // Kubernetes namespace and pod, when known

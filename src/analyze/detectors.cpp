@@ -30,7 +30,7 @@ double observed_hours(const Profiles& p, const DeviceProfile& d) {
   return static_cast<double>(n) * p.bucket_s / 3600.0;
 }
 
-Finding base(const DeviceProfile& d, const char* kind, Window w) {
+Finding base(const DeviceProfile& d, FindingKind kind, Window w) {
   Finding f;
   f.kind = kind;
   f.device = d.key.id();
@@ -49,7 +49,7 @@ void idle_and_underused(const Profiles& p, const Thresholds& t, std::vector<Find
     if (std::isnan(p95)) continue;
     Window w{d.first_s, d.last_s};
     if (p95 < t.idle_util_pct) {
-      Finding f = base(d, "idle", w);
+      Finding f = base(d, FindingKind::idle, w);
       f.evidence = {{"util_p95_pct", p95}, {"util_mean_pct", mean}, {"hours", hours}};
       f.summary = fmt::format("{} was idle for {:.1f} h (p95 utilisation {:.0f} %)", f.device, hours, p95);
       f.recommendation = "Release the device or give it to a queue that has work (a scheduler with preemption, "
@@ -57,7 +57,7 @@ void idle_and_underused(const Profiles& p, const Thresholds& t, std::vector<Find
       f.wasted_device_hours = hours * (1 - mean / 100);
       out.push_back(std::move(f));
     } else if (p95 < t.underused_p95_pct) {
-      Finding f = base(d, "underused", w);
+      Finding f = base(d, FindingKind::underused, w);
       f.evidence = {{"util_p95_pct", p95}, {"util_mean_pct", mean}, {"hours", hours},
                     {"target_util_pct", t.target_util_pct}};
       f.summary = fmt::format("{} ran at {:.0f} % mean, {:.0f} % p95 utilisation over {:.1f} h", f.device, mean, p95, hours);
@@ -96,7 +96,7 @@ void io_bound(const Profiles& p, const Thresholds& t, std::vector<Finding>& out)
     double hours = static_cast<double>(s.count) * p.bucket_s / 3600;
     if (hours * 3600 < t.min_window_s) continue;
     double n = static_cast<double>(s.count);
-    Finding f = base(d, "io-bound", window_of(p, s));
+    Finding f = base(d, FindingKind::io_bound, window_of(p, s));
     f.evidence = {{"util_mean_pct", util_sum / n}, {"host_cpu_mean_pct", cpu_sum / n},
                   {"host_iowait_mean_pct", iowait_sum / n}, {"fraction_of_window", s.fraction()}, {"hours", hours}};
     f.summary = fmt::format("{} waited on its input pipeline {:.0f} % of the time: utilisation {:.0f} % while the host "
@@ -132,7 +132,7 @@ void memory(const Profiles& p, const Thresholds& t, std::vector<Finding>& out) {
     if (hours * 3600 < t.min_window_s) continue;
     double mean_util = util_buckets ? busy_util / static_cast<double>(util_buckets) : 0;
     if (pressure.count > 0 && pressure.fraction() >= t.mem_pressure_min_fraction) {
-      Finding f = base(d, "memory-pressure", window_of(p, pressure));
+      Finding f = base(d, FindingKind::memory_pressure, window_of(p, pressure));
       f.evidence = {{"memory_used_peak_frac", peak}, {"fraction_of_window", pressure.fraction()}, {"hours", hours}};
       f.summary = fmt::format("{} ran with memory over {:.0f} % full for {:.0f} % of the time (peak {:.1f} %)", f.device,
                               100 * t.mem_pressure_frac, 100 * pressure.fraction(), 100 * peak);
@@ -141,7 +141,7 @@ void memory(const Profiles& p, const Thresholds& t, std::vector<Finding>& out) {
       f.wasted_device_hours = 0;
       out.push_back(std::move(f));
     } else if (peak < t.mem_headroom_frac && mean_util >= t.mem_headroom_min_util_pct) {
-      Finding f = base(d, "memory-headroom", Window{d.first_s, d.last_s});
+      Finding f = base(d, FindingKind::memory_headroom, Window{d.first_s, d.last_s});
       f.evidence = {{"memory_used_peak_frac", peak}, {"util_mean_pct", mean_util}, {"hours", hours}};
       f.summary = fmt::format("{} never used more than {:.0f} % of its memory while {:.0f} % busy", f.device, 100 * peak,
                               mean_util);
@@ -193,7 +193,7 @@ void throttling(const Profiles& p, const Thresholds& t, std::vector<Finding>& ou
     if (hours * 3600 < t.min_window_s) continue;
     double clock_mean = clock_sum / static_cast<double>(s.count);
     double loss = std::isnan(ref_clock) || ref_clock <= 0 ? 0.1 : std::max(0.0, 1 - clock_mean / ref_clock);
-    Finding f = base(d, "throttling", window_of(p, s));
+    Finding f = base(d, FindingKind::throttling, window_of(p, s));
     f.evidence = {{"fraction_of_busy_time", s.fraction()}, {"sm_clock_mean_mhz", clock_mean},
                   {"sm_clock_reference_mhz", std::isnan(ref_clock) ? 0 : ref_clock},
                   {"temp_peak_c", std::isnan(temp_peak) ? 0 : temp_peak}, {"hours", hours},
@@ -257,7 +257,7 @@ void stragglers(const Profiles& p, const Thresholds& t, std::vector<Finding>& ou
       if (hours * 3600 < t.min_window_s) continue;
       double gap = gap_sum / static_cast<double>(active);
       const DeviceProfile& d = *devs[k];
-      Finding f = base(d, "straggler", window_of(p, s));
+      Finding f = base(d, FindingKind::straggler, window_of(p, s));
       f.evidence = {{"util_gap_to_peers_pct", gap}, {"fraction_of_active_time", s.fraction()},
                     {"peers", static_cast<double>(devs.size() - 1)}, {"hours", hours}};
       if (clock_n) f.evidence.emplace_back("sm_clock_gap_to_peers_mhz", clock_gap_sum / static_cast<double>(clock_n));
@@ -296,7 +296,7 @@ std::vector<Finding> detect(const Profiles& p, const Thresholds& t) {
   }
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (a.wasted_device_hours != b.wasted_device_hours) return a.wasted_device_hours > b.wasted_device_hours;
-    if (a.kind != b.kind) return a.kind < b.kind;
+    if (a.kind != b.kind) return to_string(a.kind) < to_string(b.kind);
     return a.device < b.device;
   });
   return out;

@@ -35,7 +35,7 @@ std::string evidence_text(const Finding& f) {
 std::string finding_chart(const Profiles& p, const Finding& f) {
   const DeviceProfile* d = find_device(p, f.device);
   report::LineChart c;
-  c.title = fmt::format("{}: {}", f.device, f.kind);
+  c.title = fmt::format("{}: {}", f.device, to_string(f.kind));
   c.x_is_time = true;
   c.x.label = "time (UTC)";
   c.y.label = "percent";
@@ -44,9 +44,9 @@ std::string finding_chart(const Profiles& p, const Finding& f) {
   if (!d) return report::svg_line(c);
   report::Series util{"utilisation %", {}, {}};
   report::Series extra;
-  if (f.kind == "io-bound") extra.name = "host CPU busy %";
-  else if (f.kind == "throttling") extra.name = "SM clock % of reference";
-  else if (f.kind == "memory-pressure" || f.kind == "memory-headroom") extra.name = "memory used %";
+  if (f.kind == FindingKind::io_bound) extra.name = "host CPU busy %";
+  else if (f.kind == FindingKind::throttling) extra.name = "SM clock % of reference";
+  else if (f.kind == FindingKind::memory_pressure || f.kind == FindingKind::memory_headroom) extra.name = "memory used %";
   auto host = p.hosts.find(d->key.host);
   double ref_clock = 0;
   for (const Bucket& b : d->buckets) {
@@ -59,11 +59,11 @@ std::string finding_chart(const Profiles& p, const Finding& f) {
     util.x.push_back(x);
     util.y.push_back(b.util_mean());
     double v = NAN;
-    if (f.kind == "io-bound" && host != p.hosts.end() && host->second[i].cpu_n)
+    if (f.kind == FindingKind::io_bound && host != p.hosts.end() && host->second[i].cpu_n)
       v = host->second[i].cpu_sum / static_cast<float>(host->second[i].cpu_n);
-    else if (f.kind == "throttling" && b.clock_n && ref_clock > 0)
+    else if (f.kind == FindingKind::throttling && b.clock_n && ref_clock > 0)
       v = 100 * b.clock_sum / static_cast<float>(b.clock_n) / ref_clock;
-    else if ((f.kind == "memory-pressure" || f.kind == "memory-headroom") && !std::isnan(b.mem_frac_max))
+    else if ((f.kind == FindingKind::memory_pressure || f.kind == FindingKind::memory_headroom) && !std::isnan(b.mem_frac_max))
       v = 100 * b.mem_frac_max;
     if (!std::isnan(v)) {
       extra.x.push_back(x);
@@ -72,7 +72,7 @@ std::string finding_chart(const Profiles& p, const Finding& f) {
   }
   c.series.push_back(std::move(util));
   if (!extra.x.empty()) c.series.push_back(std::move(extra));
-  c.windows.push_back(report::Window{f.window.from_s, f.window.to_s, f.kind});
+  c.windows.push_back(report::Window{f.window.from_s, f.window.to_s, std::string(to_string(f.kind))});
   return report::svg_line(c);
 }
 
@@ -87,7 +87,7 @@ std::vector<std::string> workload_summary(const Profiles& p, const std::vector<F
   for (const DeviceProfile& d : p.devices) by_id[d.key.id()] = &d;
   for (const Finding& f : findings) {
     if (f.pod.empty()) continue;
-    Group& g = groups[{f.ns, f.pod, f.kind}];
+    Group& g = groups[{f.ns, f.pod, std::string(to_string(f.kind))}];
     g.devices.insert(f.device);
     auto d = by_id.find(f.device);
     if (d != by_id.end() && !d->second->key.model.empty()) g.models.insert(d->second->key.model);
@@ -145,7 +145,7 @@ report::Document build_report(const Profiles& p, const std::vector<Finding>& fin
                  report::Align::left, report::Align::right, report::Align::left};
   for (std::size_t i = 0; i < findings.size(); ++i) {
     const Finding& f = findings[i];
-    table.rows.push_back({std::to_string(i + 1), f.kind, f.device, f.job.empty() ? "-" : f.job,
+    table.rows.push_back({std::to_string(i + 1), std::string(to_string(f.kind)), f.device, f.job.empty() ? "-" : f.job,
                           format_time(f.window.from_s) + " .. " + format_time(f.window.to_s),
                           fmt::format("{:.2f}", f.wasted_device_hours), f.summary});
   }
@@ -159,7 +159,7 @@ report::Document build_report(const Profiles& p, const std::vector<Finding>& fin
 
   for (std::size_t i = 0; i < findings.size(); ++i) {
     const Finding& f = findings[i];
-    doc.blocks.push_back(report::Heading{3, fmt::format("{}. {} — {}", i + 1, f.kind, f.device)});
+    doc.blocks.push_back(report::Heading{3, fmt::format("{}. {} — {}", i + 1, to_string(f.kind), f.device)});
     doc.blocks.push_back(report::Paragraph{f.summary + "."});
     doc.blocks.push_back(report::BulletList{{"Evidence: " + evidence_text(f),
                                              "Window: " + format_time(f.window.from_s) + " .. " + format_time(f.window.to_s),

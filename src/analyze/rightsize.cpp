@@ -104,7 +104,7 @@ Result<void> add_rightsizing(std::vector<Finding>& findings, const Profiles& p, 
       }
     }
     if (price) f.wasted_usd = f.wasted_device_hours * *price;
-    if (f.kind != "underused") continue;
+    if (f.kind != FindingKind::underused) continue;
     double p95 = d->util_percentile(0.95);
     if (!in.scenario || !in.workload) {
       f.recommendation += fmt::format(" `rooftop analyze --scenario FILE` (the advise scenario of the workload it runs) "

@@ -1,14 +1,16 @@
 // The exported series analyze reads (and `trace synth --openmetrics` writes):
-// one table of the dcgm-exporter names and the rooftop_* names `rooftop
-// monitor` exports (src/telemetry/exposition.cpp), with the factor from each
-// to analyze's units (%, bytes, MHz), and the labels that carry a device's
-// identity in each name set.
+// the dcgm-exporter names and the rooftop_* names `rooftop monitor` exports,
+// taken from the exporter's own metric table (telemetry/metrics.h), with the
+// factor from each to analyze's units (the sample's: %, bytes, MHz), and the
+// labels that carry a device's identity in each name set.
 #pragma once
 
 #include <cstddef>
 #include <iterator>
+#include <string_view>
 
 #include "analyze/analyze.h"
+#include "telemetry/metrics.h"
 
 namespace rooftop::analyze {
 
@@ -23,21 +25,47 @@ struct SeriesName {
   const char* help;      // HELP text written with the dcgm name
 };
 
+namespace series_detail {
+// The exporter's row for a store column; a column that is not in the table
+// does not compile (the throw is reached during constant evaluation).
+constexpr const telemetry::DeviceMetric& device_metric(std::string_view column) {
+  for (const telemetry::DeviceMetric& m : telemetry::kDeviceMetrics) {
+    if (m.column == column) return m;
+  }
+  throw "no such column in telemetry::kDeviceMetrics";
+}
+constexpr SeriesName from_table(Signal signal, std::string_view column) {
+  const telemetry::DeviceMetric& m = device_metric(column);
+  // The table's names and help texts are string literals: data() ends in NUL.
+  return {signal, m.dcgm_name.data(), 1 / m.dcgm_scale, m.name.data(), 1 / m.scale, m.dcgm_help.data()};
+}
+constexpr const char* host_series(std::string_view column) {
+  for (const telemetry::HostMetric& m : telemetry::kHostMetrics) {
+    if (m.column == column) return m.name.data();
+  }
+  throw "no such column in telemetry::kHostMetrics";
+}
+}  // namespace series_detail
+
 inline constexpr SeriesName kDeviceSeries[] = {
-    {Signal::util, "DCGM_FI_DEV_GPU_UTIL", 1, "rooftop_gpu_utilization_ratio", 100, "GPU utilization (in %)."},
-    {Signal::copy, "DCGM_FI_DEV_MEM_COPY_UTIL", 1, "rooftop_gpu_memory_copy_utilization_ratio", 100,
-     "Memory utilization (in %)."},
-    {Signal::fb_used, "DCGM_FI_DEV_FB_USED", 1048576.0, "rooftop_gpu_memory_used_bytes", 1,
-     "Framebuffer memory used (in MiB)."},
-    {Signal::fb_free, "DCGM_FI_DEV_FB_FREE", 1048576.0, "rooftop_gpu_memory_free_bytes", 1,
-     "Framebuffer memory free (in MiB)."},
-    {Signal::temp, "DCGM_FI_DEV_GPU_TEMP", 1, "rooftop_gpu_temperature_celsius", 1, "GPU temperature (in C)."},
-    {Signal::power, "DCGM_FI_DEV_POWER_USAGE", 1, "rooftop_gpu_power_watts", 1, "Power draw (in W)."},
-    {Signal::clock, "DCGM_FI_DEV_SM_CLOCK", 1, "rooftop_gpu_sm_clock_hertz", 1e-6, "SM clock frequency (in MHz)."},
-    {Signal::throttle, "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", 1, "rooftop_gpu_clock_event_reasons", 1,
-     "Current clock throttle reasons (bit mask of NVML clock event reasons)."},
+    series_detail::from_table(Signal::util, "gpu_util_pct"),
+    series_detail::from_table(Signal::copy, "mem_copy_util_pct"),
+    series_detail::from_table(Signal::fb_used, "fb_used_bytes"),
+    series_detail::from_table(Signal::fb_free, "fb_free_bytes"),
+    series_detail::from_table(Signal::temp, "temp_c"),
+    series_detail::from_table(Signal::power, "power_w"),
+    series_detail::from_table(Signal::clock, "sm_clock_mhz"),
+    series_detail::from_table(Signal::throttle, "throttle_reasons"),
 };
 inline constexpr std::size_t kDeviceSeriesCount = std::size(kDeviceSeries);
+
+constexpr bool series_in_signal_order() {
+  for (std::size_t i = 0; i < kDeviceSeriesCount; ++i) {
+    if (static_cast<std::size_t>(kDeviceSeries[i].signal) != i) return false;
+  }
+  return kDeviceSeriesCount == static_cast<std::size_t>(Signal::throttle) + 1;
+}
+static_assert(series_in_signal_order(), "kDeviceSeries: one row per Signal, in its order");
 
 inline const SeriesName& series(Signal f) { return kDeviceSeries[static_cast<std::size_t>(f)]; }
 
@@ -59,8 +87,8 @@ inline void set_signal(Obs& o, Signal s, double v) {
 
 // Host series (rooftop_* in both name sets), ratios 0..1, joined to the
 // devices by `instance`.
-inline constexpr const char* kHostCpuSeries = "rooftop_host_cpu_utilization_ratio";
-inline constexpr const char* kHostIowaitSeries = "rooftop_host_cpu_iowait_ratio";
+inline constexpr const char* kHostCpuSeries = series_detail::host_series("cpu_busy_pct");
+inline constexpr const char* kHostIowaitSeries = series_detail::host_series("cpu_iowait_pct");
 
 // Labels that carry a device's identity in each name set.
 struct IdentityLabels {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <string>
 
 #include "model/internal.h"
@@ -17,6 +18,7 @@ namespace rooftop::model {
 namespace {
 
 struct KindDefaults {
+  catalog::Kind kind;
   double compute, memory, op_overhead_s, link;
   const char* source;
 };
@@ -27,23 +29,33 @@ constexpr KindDefaults kByKind[] = {
     // PV-015, PV-017); STREAM triad/spec 0.74 (H200, PV-019) and 0.82 (MI100, PV-021);
     // all-reduce busbw/NVLink 0.82 (H200 x8, PV-027); 3 us per kernel (AIConfigurator
     // mem_empirical_constant_latency).
-    {0.78, 0.80, 3e-6, 0.80, "docs/model.md#gpu: published GEMM achieved/peak on NVIDIA GPUs, STREAM triad on H200 and MI100, NCCL all-reduce bus bandwidth on 8 x H200"},
+    {catalog::Kind::gpu, 0.78, 0.80, 3e-6, 0.80, "docs/model.md#gpu: published GEMM achieved/peak on NVIDIA GPUs, STREAM triad on H200 and MI100, NCCL all-reduce bus bandwidth on 8 x H200"},
     // tpu: XLA fuses whole graphs (small per-op cost); MXU GEMMs at 0.8 of peak.
-    {0.80, 0.80, 1e-6, 0.70, "docs/model.md#tpu: no TPU microbenchmark in shared/validation; GPU-class values"},
+    {catalog::Kind::tpu, 0.80, 0.80, 1e-6, 0.70, "docs/model.md#tpu: no TPU microbenchmark in shared/validation; GPU-class values"},
     // npu (Ascend): msModeling's DeviceProfile for Atlas 800 A2 (compute 0.7,
     // memory 0.6, 5 us static cost per matrix op, comm 0.7) and limulidae's
     // measured 910B BF16 matmul 328 of 354 TFLOP/s.
-    {0.80, 0.60, 5e-6, 0.70, "docs/model.md#npu: msModeling Atlas 800 A2 profile, limulidae 910B matmul"},
+    {catalog::Kind::npu, 0.80, 0.60, 5e-6, 0.70, "docs/model.md#npu: msModeling Atlas 800 A2 profile, limulidae 910B matmul"},
     // fpga: no measurement found; DPU-style overlays reach about half of peak.
-    {0.50, 0.70, 5e-6, 0.70, "docs/model.md#fpga: assumed (no published measurement found), low confidence"},
+    {catalog::Kind::fpga, 0.50, 0.70, 5e-6, 0.70, "docs/model.md#fpga: assumed (no published measurement found), low confidence"},
     // asic (Gaudi, Trainium, Inferentia, Cloud AI 100, ...): Gaudi2/Gaudi3 GEMM
     // achieved/peak 0.74-0.97 (PV-001, PV-007, PV-011, PV-013).
-    {0.85, 0.80, 5e-6, 0.70, "docs/model.md#asic: published GEMM achieved/peak on Gaudi2 and Gaudi3"},
+    {catalog::Kind::asic, 0.85, 0.80, 5e-6, 0.70, "docs/model.md#asic: published GEMM achieved/peak on Gaudi2 and Gaudi3"},
     // cpu: oneDNN GEMM about 0.6 of the AMX/AVX-512 peak; STREAM 0.75 of DDR peak.
-    {0.60, 0.75, 1e-6, 0.70, "docs/model.md#cpu: oneDNN GEMM and STREAM on DDR5 servers"},
+    {catalog::Kind::cpu, 0.60, 0.75, 1e-6, 0.70, "docs/model.md#cpu: oneDNN GEMM and STREAM on DDR5 servers"},
     // edge (Jetson-class SoCs): shared LPDDR, small GPUs, slower launch path.
-    {0.60, 0.75, 5e-6, 0.70, "docs/model.md#edge: Jetson-class SoCs"},
+    {catalog::Kind::edge, 0.60, 0.75, 5e-6, 0.70, "docs/model.md#edge: Jetson-class SoCs"},
 };
+
+// One row per kind, in the enum's order (efficiency_for indexes by kind).
+constexpr bool rows_follow_the_kinds() {
+  if (std::size(kByKind) != std::size(catalog::kKinds)) return false;
+  for (std::size_t i = 0; i < std::size(kByKind); ++i) {
+    if (static_cast<std::size_t>(kByKind[i].kind) != i) return false;
+  }
+  return true;
+}
+static_assert(rows_follow_the_kinds(), "kByKind needs one row per catalog::Kind, in enum order");
 
 }  // namespace
 

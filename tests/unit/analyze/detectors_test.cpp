@@ -29,7 +29,7 @@ std::vector<Finding> run(const std::string& kind, int devices = 0, std::uint64_t
 TEST(Detectors, HealthyFleetHasNoFindings) {
   for (std::uint64_t seed : {1, 2, 3}) {
     std::vector<Finding> f = run("healthy", 8, seed);
-    for (const Finding& x : f) ADD_FAILURE() << "unexpected " << x.kind << " on " << x.device << ": " << x.summary;
+    for (const Finding& x : f) ADD_FAILURE() << "unexpected " << to_string(x.kind) << " on " << x.device << ": " << x.summary;
   }
 }
 
@@ -47,7 +47,7 @@ TEST(Detectors, PrecisionAndRecallOnTheStandardSet) {
       std::vector<Finding> found = detect(profile_trace(r->trace, kStart), Thresholds{});
       std::set<std::pair<std::string, std::string>> want, got;
       for (const Planted& p : r->planted) want.insert({p.kind, p.device});
-      for (const Finding& f : found) got.insert({f.kind, f.device});
+      for (const Finding& f : found) got.insert({std::string(to_string(f.kind)), f.device});
       for (const auto& g : got) {
         if (want.count(g)) {
           ++tp;
@@ -85,7 +85,7 @@ TEST(Detectors, FindingsCarryEvidenceWindowAndAreRankedByWaste) {
       EXPECT_GE(f[i - 1].wasted_device_hours, f[i].wasted_device_hours);
     }
   }
-  EXPECT_EQ(f.front().kind, "idle");  // an idle device wastes the most
+  EXPECT_EQ(f.front().kind, FindingKind::idle);  // an idle device wastes the most
 }
 
 TEST(Detectors, ThresholdsCanBeOverridden) {
