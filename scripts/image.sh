@@ -28,7 +28,9 @@ strip --strip-debug "$ROOT/usr/bin/rooftop"
 # attribution) only when asked: they and what they link are staged too.
 OPTIONAL_LIBS=()
 for soname in libssl.so.3 libgrpc.so.29; do
-  path=$(ldconfig -p | awk -v n="$soname" '$1 == n && /x86-64/ { print $NF; exit }')
+  # awk reads to the end: an early exit would SIGPIPE ldconfig, and pipefail
+  # would end this script without a word.
+  path=$(ldconfig -p | awk -v n="$soname" '$1 == n && /x86-64/ && !found { print $NF; found = 1 }')
   [ -n "$path" ] && OPTIONAL_LIBS+=("$path")
 done
 for obj in "$BIN" "${OPTIONAL_LIBS[@]}"; do

@@ -38,7 +38,7 @@ profile=$(ls prof/*.yaml)
 id=$(basename "$profile" .yaml)
 [[ "$id" == local-* ]]
 "$ROOFTOP" catalog validate "$profile"
-"$ROOFTOP" --catalog "$profile" catalog show "$id" | grep -qi "measured by rooftop bench"
+grep -qi "measured by rooftop bench" <("$ROOFTOP" --catalog "$profile" catalog show "$id")
 "$ROOFTOP" --catalog "$profile" predict --model resnet50 --accelerator "$id" --precision fp32 --json > pred.json
 python3 -c "import json; p = json.load(open('pred.json')); assert p['accelerator'] == '$id', p['accelerator']"
 

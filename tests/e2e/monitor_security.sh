@@ -6,7 +6,7 @@
 # timeout: 90
 set -euo pipefail
 mkdir -p "$WORK" && cd "$WORK"
-"$ROOFTOP" monitor --help | grep -q '127.0.0.1:9400'
+grep -q '127.0.0.1:9400' <("$ROOFTOP" monitor --help)
 "$ROOFTOP" monitor --backends "fake:$SRC/data/traces/a100-idle.csv" --listen 127.0.0.1:0 --json > m.json &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true' EXIT

@@ -55,7 +55,7 @@ grep -q '^rooftop [0-9]' "$WORK.version"
 grep -q 'benchmark backends:' "$WORK.version"
 chroot "$ROOT" rooftop advise /usr/share/rooftop/scenarios/default.yaml >"$WORK.advise"
 grep -q '[A-Za-z]' "$WORK.advise"
-zcat "$ROOT/usr/share/man/man1/rooftop.1.gz" | grep -q '^\.SH'
+grep -q '^\.SH' <(zcat "$ROOT/usr/share/man/man1/rooftop.1.gz")
 
 chroot "$ROOT" rooftop monitor --listen "127.0.0.1:$PORT" --interval 1s --db /tmp/history.db >"$WORK.monitor.log" 2>&1 &
 MON_PID=$!
