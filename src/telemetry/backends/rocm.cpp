@@ -3,7 +3,10 @@
 // Declarations follow rocm_smi.h (rsmi_status_t is an int enum; 0 =
 // success). Only calls whose argument types have been stable across ROCm
 // releases are used: busy percentages, VRAM usage/total, edge temperature
-// (millidegrees), average power (microwatts) and the energy counter.
+// (millidegrees), average power (microwatts), the energy counter, and the
+// activity averages (rsmi_dev_activity_metric_get: graphics engine and
+// memory controller, in %), which fill the vendor-neutral profiling series
+// (graphics engine active, DRAM active) that GPM fills on NVIDIA.
 // No library or no device is a normal, empty answer.
 #include <fmt/format.h>
 
@@ -16,6 +19,13 @@ namespace {
 using rsmi_status = int;
 constexpr rsmi_status kOk = 0;
 constexpr int kMemVram = 0, kTempEdge = 0, kTempCurrent = 0;
+// rsmi_activity_metric_t and rsmi_activity_metric_counter_t (rocm_smi.h).
+constexpr int kActivityGfx = 1 << 0, kActivityUmc = 1 << 1;
+struct ActivityCounter {
+  std::uint16_t average_gfx_activity;
+  std::uint16_t average_umc_activity;
+  std::uint16_t average_mm_activity;
+};
 
 struct Api {
   rsmi_status (*init)(std::uint64_t) = nullptr;
@@ -30,6 +40,7 @@ struct Api {
   rsmi_status (*temp)(std::uint32_t, std::uint32_t, int, std::int64_t*) = nullptr;
   rsmi_status (*power_ave)(std::uint32_t, std::uint32_t, std::uint64_t*) = nullptr;
   rsmi_status (*energy)(std::uint32_t, std::uint64_t*, float*, std::uint64_t*) = nullptr;
+  rsmi_status (*activity)(std::uint32_t, int, ActivityCounter*) = nullptr;
 };
 
 class RocmBackend final : public Backend {
@@ -58,6 +69,7 @@ class RocmBackend final : public Backend {
     lib_->bind(api_.temp, {"rsmi_dev_temp_metric_get"});
     lib_->bind(api_.power_ave, {"rsmi_dev_power_ave_get"});
     lib_->bind(api_.energy, {"rsmi_dev_energy_count_get"});
+    lib_->bind(api_.activity, {"rsmi_dev_activity_metric_get"});
     if (const rsmi_status rc = api_.init(0); rc != kOk)
       return make_error(Errc::not_found,
                         fmt::format("rsmi_init from {} failed ({}): the amdgpu driver is not loaded", lib_->path(), rc));
@@ -100,6 +112,11 @@ class RocmBackend final : public Backend {
     std::uint64_t count = 0, ts = 0;
     if (api_.energy && api_.energy(i, &count, &resolution_uj, &ts) == kOk && resolution_uj > 0)
       s.energy_j = static_cast<double>(count) * resolution_uj / 1e6;
+    // Activity averages; 0xFFFF (or anything over 100) means not supported.
+    if (ActivityCounter a{}; api_.activity && api_.activity(i, kActivityGfx, &a) == kOk && a.average_gfx_activity <= 100)
+      s.gr_engine_active_pct = a.average_gfx_activity;
+    if (ActivityCounter a{}; api_.activity && api_.activity(i, kActivityUmc, &a) == kOk && a.average_umc_activity <= 100)
+      s.dram_active_pct = a.average_umc_activity;
     return s;
   }
 
