@@ -213,8 +213,9 @@ Command add_monitor_command(CLI::App& app, const GlobalOptions& global) {
   sub->footer(
       "Profiling series (DCGM_FI_PROF_GR_ENGINE_ACTIVE, _SM_ACTIVE, _SM_OCCUPANCY, _PIPE_TENSOR_ACTIVE,\n"
       "_DRAM_ACTIVE, _NVLINK_TX_BYTES, _NVLINK_RX_BYTES) come from NVML GPM: NVIDIA Hopper and later;\n"
-      "on AMD, graphics-engine and DRAM activity come from ROCm SMI's activity averages; absent on\n"
-      "older NVIDIA GPUs, Ascend and traces. DCGM_FI_PROF_PCIE_* are not\n"
+      "on AMD and Ascend, graphics-engine and DRAM activity come from ROCm SMI's activity averages\n"
+      "and DCMI's AI Core and HBM bandwidth utilisation; absent on older NVIDIA GPUs and traces.\n"
+      "DCGM_FI_PROF_PCIE_* are not\n"
       "exported (DCGM_FI_DEV_PCIE_*_THROUGHPUT are).\n\n"
       "Examples:\n"
       "  rooftop monitor                                   # all backends, 127.0.0.1:9400, dcgm names\n"

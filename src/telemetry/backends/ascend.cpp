@@ -2,8 +2,10 @@
 // way Ascend's own npu-exporter does. Declarations follow
 // dcmi_interface_api.h: every call returns int (0 = success) and addresses a
 // chip as (card id, device id in card). Units: power in 0.1 W, HBM sizes in
-// MB; utilisation type 2 is the AI Core. No library or no card is a normal,
-// empty answer.
+// MB; utilisation type 2 is the AI Core. The AI Core's busy time and the
+// HBM bandwidth utilisation also fill the vendor-neutral profiling series
+// (graphics/compute engine active, DRAM active), as GPM does on NVIDIA. No
+// library or no card is a normal, empty answer.
 #include <fmt/format.h>
 
 #include "core/dynlib.h"
@@ -79,13 +81,14 @@ class AscendBackend final : public Backend {
     DeviceSample s;
     if (device < 0 || static_cast<std::size_t>(device) >= chips_.size()) return s;
     const auto [card, dev] = chips_[static_cast<std::size_t>(device)];
-    if (unsigned u = 0; api_.util && api_.util(card, dev, kUtilAiCore, &u) == 0 && u <= 100) s.gpu_util_pct = u;
+    if (unsigned u = 0; api_.util && api_.util(card, dev, kUtilAiCore, &u) == 0 && u <= 100)
+      s.gpu_util_pct = s.gr_engine_active_pct = u;
     if (int t = 0; api_.temp && api_.temp(card, dev, &t) == 0) s.temp_c = t;
     if (int p = 0; api_.power && api_.power(card, dev, &p) == 0 && p >= 0) s.power_w = p / 10.0;
     if (DcmiHbmInfo hbm{}; api_.hbm && api_.hbm(card, dev, &hbm) == 0 && hbm.memory_usage_mb <= hbm.memory_size_mb) {
       s.fb_used_bytes = hbm.memory_usage_mb * 1048576.0;
       s.fb_free_bytes = (hbm.memory_size_mb - hbm.memory_usage_mb) * 1048576.0;
-      if (hbm.bandwidth_util_pct <= 100) s.mem_copy_util_pct = hbm.bandwidth_util_pct;
+      if (hbm.bandwidth_util_pct <= 100) s.mem_copy_util_pct = s.dram_active_pct = hbm.bandwidth_util_pct;
       s.mem_clock_mhz = hbm.freq_mhz;
     }
     return s;

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# The rocm backend's real dlopen path against the fake librocm_smi64.so.7
-# the tests build (tests/fake_rocm), found on LD_LIBRARY_PATH as a ROCm
-# install would be: device readings, the activity averages filling the
-# vendor-neutral profiling series, their absence when ROCm SMI does not
-# answer them, and a library whose init fails.
-# labels: monitor rocm
+# The rocm and ascend backends' real dlopen paths against the fake
+# librocm_smi64.so.7 and libdcmi.so the tests build (tests/fake_vendor),
+# found on LD_LIBRARY_PATH as a vendor install would be: device readings, the
+# activity counters filling the vendor-neutral profiling series, their
+# absence when ROCm SMI does not answer them, and a library whose init fails.
+# labels: monitor rocm ascend
 # timeout: 60
 set -euo pipefail
 mkdir -p "$WORK" && cd "$WORK"
 . "$SRC/tests/scrape.sh"
 . "$SRC/tests/e2e_lib.sh"
-libdir="$BUILD/tests/fake_rocm"
+libdir="$BUILD/tests/fake_vendor"
 [ -f "$libdir/librocm_smi64.so.7" ] || { echo "FAIL: the fake ROCm SMI was not built"; exit 1; }
 
 LD_LIBRARY_PATH="$libdir" "$ROOFTOP" top --once --json --backends rocm > top.json
@@ -44,7 +44,20 @@ grep -E '^rooftop_gpu_graphics_engine_active_ratio\{[^}]*gpu="0"[^}]*\} 0\.83$' 
 grep -E '^rooftop_gpu_dram_active_ratio\{[^}]*gpu="1"[^}]*\} 0\.02$' metrics.txt >/dev/null ||
   { echo "FAIL: no DRAM-active ratio for gpu 1"; grep dram_active metrics.txt; exit 1; }
 
+# Ascend through the fake libdcmi.so in the same folder: one card, two chips;
+# AI Core and HBM bandwidth utilisation fill the same two profiling rows.
+LD_LIBRARY_PATH="$libdir" "$ROOFTOP" top --once --json --backends ascend > npu.json
+python3 - npu.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"]
+assert [x["uuid"] for x in d] == ["NPU-3-0", "NPU-3-1"], d
+a = d[0]
+assert a["gpu_util_pct"] == 76 and a["gr_engine_active_pct"] == 76, a
+assert a["mem_copy_util_pct"] == 44 and a["dram_active_pct"] == 44, a
+assert a["power_w"] == 310.5 and a["temp_c"] == 64 and a["fb_used_bytes"] == 52000 * 2**20, a
+PY
+
 # Named on the command line, a ROCm SMI that cannot start is bad input.
 FAKE_ROCM_FAIL_INIT=1 LD_LIBRARY_PATH="$libdir" expect_2 "$ROOFTOP" top --once --backends rocm
 grep -q "rsmi_init" err.txt || { cat err.txt; exit 1; }
-echo "rocm: readings, activity averages as profiling series, their absence, and a failed init"
+echo "rocm and ascend: readings, activity counters as profiling series, their absence, and a failed init"
