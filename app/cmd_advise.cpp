@@ -52,6 +52,8 @@ std::string predict_args(const advise::Scenario& sc, const advise::Candidate& c)
   if (sc.shape.input_tokens) a += " --input-tokens " + std::to_string(*sc.shape.input_tokens);
   if (sc.shape.output_tokens) a += " --output-tokens " + std::to_string(*sc.shape.output_tokens);
   if (sc.task == workload::Task::train) a += fmt::format(" --straggler-cv {}", sc.straggler_cv);
+  if (c.serving && c.serving->simulated)
+    a += fmt::format(" --rate {} --requests {}", sc.arrival_rate_per_s, c.serving->requests);
   return a;
 }
 
@@ -108,6 +110,17 @@ json candidate_json(const advise::Scenario& sc, const advise::Candidate& c, std:
     j["latency_range_s"] = band(c.sure->latency_s);
     j["unvalidated"] = c.sure->unvalidated;
     j["validation"] = c.sure->note.empty() ? json(nullptr) : json(c.sure->note);
+  }
+  if (c.serving) {
+    const advise::ServingFigures& f = *c.serving;
+    j["serving"] = {{"simulated", f.simulated},
+                    {"latency_p99_s", f.latency_p99_s},
+                    {"ttft_p99_s", opt(f.ttft_p99_s)},
+                    {"tpot_p99_s", opt(f.tpot_p99_s)},
+                    {"requests", f.simulated ? json(f.requests) : json(nullptr)},
+                    {"preemptions", f.simulated ? json(f.preemptions) : json(nullptr)}};
+  } else {
+    j["serving"] = nullptr;
   }
   if (c.train) {
     const advise::TrainPlan& t = *c.train;

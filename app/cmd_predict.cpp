@@ -27,6 +27,7 @@ using nlohmann::json;
 struct PredictOptions {
   std::string model, accelerator, task = "infer", precision, scenario = "offline", latency_target, plan, trace;
   std::optional<double> rate;
+  std::optional<int> requests;
   double chunk_tokens = 2048;
   bool scenario_given = false;
   int count = 1;
@@ -296,6 +297,8 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   model::ServeOptions serve;
   serve.rate_per_s = o.rate;
   serve.chunk_tokens = o.chunk_tokens;
+  if (o.requests && *o.requests < 1) return report_error({Errc::invalid_input, "must be a whole number of requests >= 1", "--requests"});
+  if (o.requests) serve.requests = *o.requests;
   if (o.rate && !(*o.rate > 0)) return report_error({Errc::invalid_input, "must be a positive number of requests per second", "--rate"});
   if (o.chunk_tokens < 0) return report_error({Errc::invalid_input, "must not be negative", "--chunk-tokens"});
   if (!o.trace.empty()) {
@@ -413,6 +416,8 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
                   "Server: simulate Poisson arrivals at this many requests/s (all devices); implies --scenario server");
   sub->add_option("--trace", o->trace,
                   "LLM server: CSV of requests with columns input_tokens,output_tokens[,arrival_s] to simulate");
+  sub->add_option("--requests", o->requests,
+                  "Server: Poisson requests simulated per replica (default: ten minutes of traffic, 500 to 5,000 for an LLM)");
   sub->add_option("--chunk-tokens", o->chunk_tokens,
                   "LLM server: tokens per scheduler iteration, prefill chunks plus decodes (default 2048; 0: whole prompts)");
   sub->add_option("--grad-accumulation", o->grad_accumulation, "Training: micro-batches per optimizer step (default 1)");

@@ -77,6 +77,19 @@ struct OpPoint {
   double time_share = 0;
 };
 
+// Serving with a p99 objective: the request latency the sizing used. For a
+// decoder LLM it comes from the event-driven continuous-batching simulation
+// (model::simulate_server at the scenario's rate over the replicas), with
+// TTFT and TPOT; otherwise from the queueing formula (docs/advise.md#serving).
+// Network round trip not included.
+struct ServingFigures {
+  bool simulated = false;
+  double latency_p99_s = 0;
+  std::optional<double> ttft_p99_s, tpot_p99_s;  // simulated only
+  int requests = 0;                              // simulated requests (one replica)
+  long preemptions = 0;                          // sequences evicted when KV blocks ran out
+};
+
 struct Candidate {
   const catalog::Accelerator* accelerator = nullptr;
   int count = 1;                    // devices in total
@@ -99,6 +112,7 @@ struct Candidate {
   bool pareto = false;
   bool meets_objective = true;      // false only for a baseline that misses it
   std::optional<TrainPlan> train;
+  std::optional<ServingFigures> serving;  // serving with a p99 objective
   // The parallel plan in `rooftop predict --plan` syntax: predict with the
   // same model, accelerator, count, task and precision and this plan
   // reproduces throughput, step time (serving: service time) and memory.

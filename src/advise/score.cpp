@@ -63,6 +63,18 @@ void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco
   Scores& sc = c.scores;
   std::vector<std::string>& ex = c.explanation;
   ex.clear();
+  if (c.serving && c.serving->simulated) {
+    // How the p99 was found (docs/advise.md#serving).
+    const int copies = c.count / std::max(1, c.replica_devices);
+    const double rtt_s = s.network_rtt_s[static_cast<int>(a.form_factor)];
+    ex.push_back("serving simulated (continuous batching, up to " + std::to_string(c.batch) + " sequences per copy): " +
+                 std::to_string(c.serving->requests) + " requests at " + si(s.arrival_rate_per_s / copies, "requests/s") +
+                 " on each of " + std::to_string(copies) + " cop" + (copies == 1 ? "y" : "ies") + " give p99 TTFT " +
+                 human_seconds(c.serving->ttft_p99_s.value_or(0)) + ", TPOT " + human_seconds(c.serving->tpot_p99_s.value_or(0)) +
+                 ", request " + human_seconds(c.serving->latency_p99_s) +
+                 (rtt_s > 0 ? " (+ " + human_seconds(rtt_s) + " network round trip)" : "") +
+                 (c.serving->preemptions > 0 ? "; " + std::to_string(c.serving->preemptions) + " sequences evicted when the KV cache ran out" : ""));
+  }
   // 1. Compute adequacy: a device counts as well used above 70 % utilisation;
   // below that, capacity is bought and left idle.
   sc.compute_adequacy = std::clamp(c.utilisation / 0.7, 0.0, 1.0);
@@ -264,8 +276,11 @@ void add_assumptions(const Scenario& s, const workload::Workload& w, Advice& out
   out.assumptions.push_back({"power", "TDP x devices while busy", "docs/advise.md#tco: idle power is not in the catalog"});
   out.assumptions.push_back({"usable_memory_fraction", "0.90", "vLLM default gpu_memory_utilization (docs/model.md)"});
   if (s.objective == ObjectiveKind::latency) {
-    out.assumptions.push_back({"queueing", w.throughput_unit == "tokens/s" ? "M/D/1, continuous batching" : "M/D/1 on batches + Erlang batch fill, p99",
-                               "docs/advise.md#queueing"});
+    if (w.throughput_unit == "tokens/s")
+      out.assumptions.push_back({"serving", "event-driven continuous-batching simulation (chunked prefill, paged KV), Poisson arrivals, p99",
+                                 "docs/advise.md#serving, docs/model.md#serving"});
+    else
+      out.assumptions.push_back({"queueing", "M/D/1 on batches + Erlang batch fill, p99", "docs/advise.md#queueing"});
   }
   if (s.objective == ObjectiveKind::train) {
     out.assumptions.push_back({"straggler_cv", two(s.straggler_cv), "scenario objective.straggler_cv (docs/advise.md#stragglers)"});

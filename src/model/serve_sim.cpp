@@ -403,17 +403,19 @@ std::vector<ServeRequest> poisson(double rate, int n, const workload::Workload& 
 // Requests of one replica for ten simulated minutes at `rate` (MLPerf's
 // minimum Server run), at least 500 and at most 5,000 LLM requests (each
 // runs hundreds of iterations) or 100,000 one-pass requests.
-int poisson_count(double rate, bool llm) {
-  return static_cast<int>(std::clamp(rate * 600, 500.0, llm ? 5000.0 : 100000.0));
+int poisson_count(double rate, bool llm, int cap) {
+  const double most = cap > 0 ? cap : llm ? 5000.0 : 100000.0;
+  return static_cast<int>(std::clamp(rate * 600, std::min(500.0, most), most));
 }
 
 // Poisson traffic at `rate` over `replicas` identical replicas: requests
 // routed at random give each replica a Poisson stream at rate / replicas,
 // so one replica is simulated and its rates scaled.
-ServeStats simulate_poisson(double rate, int requests, int replicas, const workload::Workload& w,
-                            const std::vector<ServeRequest>& lengths, const SchedulerConfig& cfg, const IterationTime& price) {
+ServeStats simulate_poisson(double rate, const ServeOptions& opts, int replicas, const workload::Workload& w,
+                            const SchedulerConfig& cfg, const IterationTime& price) {
   const double per = rate / std::max(1, replicas);
-  ServeStats s = simulate_replicas(poisson(per, requests > 0 ? requests : poisson_count(per, is_llm(w)), w, lengths), 1, cfg, price);
+  const int n = opts.requests > 0 ? opts.requests : poisson_count(per, is_llm(w), opts.max_requests);
+  ServeStats s = simulate_replicas(poisson(per, n, w, opts.trace), 1, cfg, price);
   s.tokens_per_s *= std::max(1, replicas);
   s.requests_per_s *= std::max(1, replicas);
   return s;
@@ -557,8 +559,9 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
     out.at_rate = simulate_replicas(opts.trace, replicas, cfg, *price);
   } else if (opts.rate_per_s) {
     out.rate_per_s = opts.rate_per_s;
-    out.at_rate = simulate_poisson(*opts.rate_per_s, opts.requests, replicas, w, opts.trace, cfg, *price);
+    out.at_rate = simulate_poisson(*opts.rate_per_s, opts, replicas, w, cfg, *price);
   }
+  if (!opts.max_rate) return out;
   // The highest rate meeting the bounds: bisection between 0 and the
   // offline throughput in requests/s (no stream beats it).
   double mean_out = std::max(1, w.output_tokens);
@@ -572,7 +575,7 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
   ServeStats best;
   for (int step = 0; step < 14 && hi - lo > 1e-3 * cap; ++step) {
     const double mid = (lo + hi) / 2;
-    ServeStats s = simulate_poisson(mid, opts.requests, replicas, w, opts.trace, cfg, *price);
+    ServeStats s = simulate_poisson(mid, opts, replicas, w, cfg, *price);
     if (meets(s, out.bounds)) lo = mid, best = std::move(s);
     else hi = mid;
   }

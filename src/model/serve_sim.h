@@ -94,7 +94,9 @@ struct ServeOptions {
   std::vector<ServeRequest> trace;                // lengths (and arrivals when has_arrivals)
   bool trace_has_arrivals = false;
   int requests = 0;                               // Poisson requests per replica (0: ten minutes of traffic, capped)
+  int max_requests = 0;                           // cap on those ten minutes (0: 5,000 LLM / 100,000 one-pass requests)
   double chunk_tokens = 2048;                     // chunked-prefill token budget per iteration
+  bool max_rate = true;                           // also search the highest rate meeting the bounds (advise: off)
 };
 
 struct ServePrediction {
