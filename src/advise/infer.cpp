@@ -213,11 +213,18 @@ Sizing size_inference(const SizingInput& in) {
         p99_at(r_max);  // even every device falls short: report how far
       }
       if (chosen == 0 || !sims.count(chosen)) continue;
+      // One copy at the simulated plan and batch: its throughput, service
+      // time and memory, as `predict --plan` gives them.
       const model::ServePrediction& v = sims.at(chosen);
+      model::Request one = req;
+      one.plan = {};
+      one.plan.dp = 1, one.plan.tp = v.plan.tp, one.plan.pp = v.plan.pp, one.plan.ep = v.plan.ep, one.plan.mb = v.plan.mb;
+      Result<model::Prediction> at = model::predict(one);
+      ++out.configs;
+      if (!at || at->throughput <= 0) continue;
       const double p99 = p99_at(chosen);
-      const double rho = s.arrival_rate_per_s / chosen / request_capacity;
-      model::Plan replica_plan = v.plan;
-      consider(chosen, *pr, v.scheduler.max_seqs, p99, p99, rho, replica_plan, seen.at(chosen));
+      const double rho = s.arrival_rate_per_s / chosen / (at->throughput / tokens_per_request);
+      consider(chosen, *at, v.scheduler.max_seqs, p99, p99, rho, at->plan, seen.at(chosen));
       continue;
     }
     for (int b = 1; b <= kMaxBatch; b *= 2) {

@@ -2,7 +2,8 @@
 # One performance model: for every example scenario, each advise candidate's
 # plan fed back to `rooftop predict --plan` (with the arguments advise prints
 # under `predict`) gives the same throughput, step (or service) time and
-# memory within 0.1 %.
+# memory within 0.1 %, and a simulated serving p99 the same as
+# `predict --rate` simulates.
 # labels: advise predict model
 # timeout: 600
 set -euo pipefail
@@ -31,6 +32,12 @@ for c in cands:
     for name, want, got in pairs:
         if abs(got - want) > 1e-3 * abs(want):
             sys.exit(f"{scenario}: {c['accelerator']} plan {c['plan']}: {name} advise {want} vs predict {got}")
+    # A simulated serving p99 is what `predict --rate` simulates (docs/advise.md#serving).
+    sv = c.get("serving")
+    if sv and sv["simulated"]:
+        got = p["serving"]["at_rate"]["latency_s"]["p99"]
+        if abs(got - sv["latency_p99_s"]) > 1e-9 * sv["latency_p99_s"]:
+            sys.exit(f"{scenario}: {c['accelerator']}: simulated p99 advise {sv['latency_p99_s']} vs predict --rate {got}")
     print(scenario, c["accelerator"], c["plan"])
 PY
 done

@@ -13,6 +13,8 @@
 #include "advise/advise.h"
 #include "advise/formulas.h"
 #include "core/text.h"
+#include "model/serve_sim.h"
+#include "../model/fixtures.h"
 
 namespace rooftop::advise {
 namespace {
@@ -481,6 +483,62 @@ TEST(Properties, LargerBudgetNeverLowersTheBestThroughput) {
     prev = best;
   }
   EXPECT_GT(prev, 0);
+}
+
+
+// One model of serving: advise's p99 for a decoder LLM is the serving
+// simulation's (model::simulate_server) for the same configuration and rate,
+// and one copy fewer would miss the target (docs/advise.md#serving).
+TEST(Advise, LlmLatencyIsTheSimulatedServersP99) {
+  Scenario s = throughput_scenario(0);
+  s.model = "test-llm";
+  s.objective = ObjectiveKind::latency;
+  s.p99_latency_s = 0.25;
+  s.arrival_rate_per_s = 400;
+  const workload::Workload w = model::testing::llm_model();
+  Result<Advice> a = advise(s, toy_catalog(), w);
+  ASSERT_TRUE(a) << a.error().what();
+  ASSERT_FALSE(a->candidates.empty());
+  bool several_copies = false;
+  for (const Candidate& c : a->candidates) {
+    SCOPED_TRACE(c.accelerator->id);
+    ASSERT_TRUE(c.serving);
+    ASSERT_TRUE(c.serving->simulated);
+    EXPECT_LE(c.latency_s, s.p99_latency_s);
+    EXPECT_EQ(c.latency_s, c.serving->latency_p99_s);  // no network round trip here
+    Result<model::PlanSpec> plan = model::parse_plan(c.plan);
+    ASSERT_TRUE(plan);
+    model::Request req;
+    req.accelerator = c.accelerator;
+    req.workload = &w;
+    req.count = c.count;
+    req.precision = c.precision;
+    req.plan = *plan;
+    req.scenario = model::Scenario::server;
+    model::ServeOptions o;
+    o.rate_per_s = s.arrival_rate_per_s;
+    o.requests = c.serving->requests;
+    o.max_rate = false;
+    Result<model::ServePrediction> v = model::simulate_server(req, o);
+    ASSERT_TRUE(v) << v.error().what();
+    EXPECT_EQ(v->at_rate.latency_s.p99, c.serving->latency_p99_s);
+    EXPECT_EQ(v->at_rate.ttft_s.p99, c.serving->ttft_p99_s.value_or(-1));
+    EXPECT_EQ(v->at_rate.tpot_s.p99, c.serving->tpot_p99_s.value_or(-1));
+    EXPECT_EQ(v->scheduler.max_seqs, c.batch);
+    // The fewest copies: one fewer misses the target.
+    const int copies = c.count / c.replica_devices;
+    if (copies > 1) {
+      several_copies = true;
+      req.count = c.count - c.replica_devices;
+      req.plan.dp = copies - 1;
+      o.requests = 0;
+      o.max_requests = c.serving->requests;
+      Result<model::ServePrediction> fewer = model::simulate_server(req, o);
+      ASSERT_TRUE(fewer) << fewer.error().what();
+      EXPECT_GT(fewer->at_rate.latency_s.p99, s.p99_latency_s);
+    }
+  }
+  EXPECT_TRUE(several_copies) << "the rate should need more than one copy somewhere";
 }
 
 }  // namespace
