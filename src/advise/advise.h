@@ -1,7 +1,8 @@
 // Advise, the main job: a scenario (workload, objective, constraints,
 // economics) is evaluated on every catalog accelerator. For each one the
 // advisor picks a precision among those allowed, sizes the device count and
-// the batch (serving: a queueing model of request batching; training: a
+// the batch (serving: the continuous-batching server simulated for LLMs, a
+// queueing model of request batching otherwise; training: a
 // search over data/tensor/pipeline splits and micro-batches), checks the
 // constraints, and scores five criteria (compute adequacy,
 // bandwidth fit, precision, ecosystem, energy efficiency and TCO). The

@@ -1,6 +1,6 @@
 // Internal to advise: sizing one accelerator for the scenario's objective.
-// infer.cpp sizes serving (replica, batch, replica count under the queueing
-// model); train.cpp searches data/tensor/pipeline splits and micro-batches.
+// infer.cpp sizes serving (replica, batch, replica count: simulated for a
+// decoder LLM under a p99 objective, else under the queueing model); train.cpp searches data/tensor/pipeline splits and micro-batches.
 // Both return either a sized Candidate (before constraints and scores) or a
 // Rejection saying how close the part came to the objective.
 #pragma once
