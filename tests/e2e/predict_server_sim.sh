@@ -53,6 +53,11 @@ printf 'input_tokens,output_tokens\n300,30\n900,90\n' > lengths.csv
 P --model llama-2-7b --accelerator nvidia-h100-sxm5-80gb --trace lengths.csv --rate 5 --json > lengths.json
 python3 -c 'import json; s=json.load(open("lengths.json"))["serving"]; assert s["rate_per_s"] == 5 and s["at_rate"]["requests"] >= 500'
 
+# --requests fixes the Poisson requests simulated per replica (advise's
+# `predict` lines use it to reproduce its simulated p99).
+P --model llama-2-7b --accelerator nvidia-h100-sxm5-80gb --rate 5 --requests 700 --json > requests.json
+python3 -c 'import json; s=json.load(open("requests.json"))["serving"]; assert s["at_rate"]["requests"] == 700, s["at_rate"]'
+
 # Bad input.
 expect_2 P --model llama-2-7b --accelerator h100 --trace trace.csv --rate 3
 grep -q "arrival_s" err.txt
@@ -86,4 +91,6 @@ assert s["bounds"]["latency_p99_s"] == 0.015 and s["bounds"]["ttft_p99_s"] is No
 assert s["max_rate_per_s"] > 20000 and s["at_max_rate"]["latency_s"]["p99"] <= 0.015, s
 assert s["at_rate"]["ttft_s"]["p50"] == s["at_rate"]["latency_s"]["p50"]   # one output per request
 PY
+expect_2 P --model llama-2-7b --accelerator h100 --rate 3 --requests 0
+grep -q -- "--requests" err.txt
 echo ok

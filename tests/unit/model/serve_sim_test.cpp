@@ -231,6 +231,42 @@ TEST(ServeSim, MixedIterationsReadTheWeightsOnce) {
   EXPECT_GT((*price)(both), std::max((*price)(dec), (*price)(pre)));
 }
 
+// advise's options: no highest-rate search, and a cap on the ten minutes
+// of Poisson traffic; the run at the rate is the same one.
+TEST(ServeSim, RateOnlyRunsAndTheRequestCap) {
+  catalog::Accelerator a = testing::test_gpu();
+  workload::Workload w = testing::llm_model();
+  Request req;
+  req.accelerator = &a;
+  req.workload = &w;
+  req.precision = Precision::fp16;
+  req.scenario = Scenario::server;
+  ServeOptions o;
+  o.rate_per_s = 10;  // ten minutes: 6,000 requests, over the 5,000 cap
+  Result<ServePrediction> full = simulate_server(req, o);
+  ASSERT_TRUE(full) << full.error().what();
+  EXPECT_EQ(full->at_rate.requests, 5000);
+  EXPECT_GT(full->max_rate_per_s, 0);
+  o.max_rate = false;
+  Result<ServePrediction> rate_only = simulate_server(req, o);
+  ASSERT_TRUE(rate_only);
+  EXPECT_EQ(rate_only->max_rate_per_s, 0);
+  EXPECT_EQ(rate_only->at_max.requests, 0);
+  EXPECT_EQ(rate_only->at_rate.latency_s.p99, full->at_rate.latency_s.p99);
+  o.max_requests = 1000;
+  Result<ServePrediction> capped = simulate_server(req, o);
+  ASSERT_TRUE(capped);
+  EXPECT_EQ(capped->at_rate.requests, 1000);
+  o.requests = 1000;
+  o.max_requests = 0;
+  Result<ServePrediction> fixed = simulate_server(req, o);
+  ASSERT_TRUE(fixed);
+  EXPECT_EQ(fixed->at_rate.latency_s.p99, capped->at_rate.latency_s.p99);
+  o.requests = 0;
+  o.rate_per_s = 0.1;  // one minute of traffic is 60 requests: the 500 floor holds under the cap
+  EXPECT_EQ(simulate_server(req, o)->at_rate.requests, 500);
+}
+
 TEST(ServeSim, PercentilesAreNearestRank) {
   std::vector<double> v = {5, 1, 4, 2, 3, 6, 7, 8, 9, 10};
   Percentiles p = percentiles(v);
