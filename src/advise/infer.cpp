@@ -279,7 +279,7 @@ Sizing size_inference(const SizingInput& in) {
   if (s.objective == ObjectiveKind::latency && std::isfinite(best_p99)) {
     r.achieved = best_p99;
     r.shortfall = best_p99 / s.p99_latency_s;
-    r.reason = "best p99 " + human_seconds(best_p99) + " with up to " + std::to_string(limit) +
+    r.reason = "best p99 " + human_seconds(best_p99) + (simulated ? " (simulated server)" : "") + " with up to " + std::to_string(limit) +
                " devices, over the " + human_seconds(s.p99_latency_s) + " target" +
                (rtt_s > 0 ? " (incl. " + human_seconds(rtt_s) + " network round trip)" : "");
   } else if (s.objective == ObjectiveKind::throughput && best_throughput > 0) {
