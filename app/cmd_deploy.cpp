@@ -118,6 +118,9 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
   Result<catalog::Catalog> cat = load_catalog(global);
   if (!cat) return report_error(cat.error());
   deploy::ServeSpec spec;
+  // The chosen part lives in advise's priced copy of the catalog: kept alive
+  // for as long as spec.accelerator points into it.
+  std::shared_ptr<const catalog::Catalog> advised_catalog;
   if (!args.scenario.empty()) {
     // Deploy what `rooftop advise` ranks first: its part, one model copy per
     // pod, as many replicas as it sized, and its predicted cold start.
@@ -136,6 +139,7 @@ int run_serve(const ServeArgs& args, const GlobalOptions& global) {
     if (advice->candidates.empty())
       return report_error(Error{Errc::invalid_input, advise::nothing_feasible(*sc, *advice), args.scenario});
     const advise::Candidate& best = advice->candidates.front();
+    advised_catalog = advice->catalog;
     spec.accelerator = best.accelerator;
     spec.count = best.replica_devices;
     spec.replicas = std::max(1, best.count / std::max(1, best.replica_devices));
