@@ -76,11 +76,16 @@ void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco
                  (c.serving->preemptions > 0 ? "; " + std::to_string(c.serving->preemptions) + " sequences evicted when the KV cache ran out" : ""));
   }
   // 1. Compute adequacy: a device counts as well used above 70 % utilisation;
-  // below that, capacity is bought and left idle.
-  sc.compute_adequacy = std::clamp(c.utilisation / 0.7, 0.0, 1.0);
+  // below that, capacity is bought and left idle. One model copy on the
+  // fewest devices that hold it is the least that can be bought: its spare
+  // capacity is headroom, not waste (the TCO criterion prices it).
+  const bool least = c.count <= std::max(1, c.replica_devices);
+  sc.compute_adequacy = least ? 1.0 : std::clamp(c.utilisation / 0.7, 0.0, 1.0);
   std::string what = s.objective == ObjectiveKind::train ? "of the deadline used" : "of the capacity used by the demand";
   ex.push_back("compute adequacy " + two(sc.compute_adequacy) + ": " + pct(c.utilisation) + " " + what +
-               (c.utilisation < 0.35 ? " (over-provisioned: most of the capacity is bought and left idle)" : ""));
+               (least && c.utilisation < 0.7 ? " (one copy on the fewest devices that hold the model: the least that can be bought)"
+                : c.utilisation < 0.35     ? " (over-provisioned: most of the capacity is bought and left idle)"
+                                           : ""));
   // 2. Bandwidth fit: attained FLOP/s over what compute-bound kernels reach.
   const model::Efficiency e = model::efficiency_for(a);
   const double roof = a.peak(c.precision).or_else(0) * e.compute;

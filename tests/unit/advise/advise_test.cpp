@@ -227,6 +227,28 @@ TEST(Advise, AnswerLineCarriesTheModelsMeasuredErrorWhenItIsLarge) {
   EXPECT_FALSE(run(s).candidates.front().sure.has_value());
 }
 
+TEST(Advise, OneCopyOnTheFewestDevicesIsNotOverProvisioned) {
+  // A tiny demand: every part serves it with one device far below capacity.
+  // One device is the least that can be bought, so its spare capacity is not
+  // scored as waste (TCO prices it); only more devices than needed are.
+  Advice a = run(throughput_scenario(10));
+  ASSERT_FALSE(a.candidates.empty());
+  for (const Candidate& c : a.candidates) {
+    ASSERT_EQ(c.count, c.replica_devices) << c.accelerator->id;
+    EXPECT_LT(c.utilisation, 0.7) << c.accelerator->id;
+    EXPECT_EQ(c.scores.compute_adequacy, 1.0) << c.accelerator->id;
+    EXPECT_NE(c.explanation.front().find("the least that can be bought"), std::string::npos) << c.explanation.front();
+  }
+  // With the cost known for all, the cheapest part that meets the demand wins.
+  const Candidate& best = a.candidates.front();
+  for (const Candidate& c : a.candidates) {
+    if (c.priced && best.priced && c.scores.bandwidth_fit == best.scores.bandwidth_fit &&
+        c.scores.precision == best.scores.precision && c.scores.ecosystem == best.scores.ecosystem) {
+      EXPECT_LE(*best.cost.tco_usd, *c.cost.tco_usd) << c.accelerator->id;
+    }
+  }
+}
+
 TEST(Advise, PrecisionRejectionNeverPrintsAnEmptyList) {
   catalog::Catalog cat = toy_catalog();
   cat.accelerators[0].peak_flop_per_s = {};
