@@ -380,7 +380,15 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
     text = j.dump(2) + "\n";
   } else {
     text = text_output(*p, tt, o.top, sure);
-    if (served) text += serving_text(*served);
+    if (served) {
+      // The table is the offline figure at the full batch; say so before it,
+      // since the simulation's latencies at the arrival rate differ from it.
+      if (const std::size_t plan = text.find("\nplan: "); plan != std::string::npos) {
+        text.insert(text.find('\n', plan + 1) + 1,
+                    "metrics: offline, at the full batch; the server simulation below is at the arrival rate\n");
+      }
+      text += serving_text(*served);
+    }
   }
   std::fputs(text.c_str(), stdout);
   return kExitOk;

@@ -36,6 +36,8 @@ P --model llama-2-70b --accelerator nvidia-h100-sxm5-80gb --count 8 --precision 
 grep -q "server simulation" rate.txt
 grep -q "TTFT p50 / p90 / p99" rate.txt
 grep -q "highest rate within bounds" rate.txt
+# The main table is labelled as the offline figure, third line, before it.
+[ "$(sed -n 3p rate.txt)" = "metrics: offline, at the full batch; the server simulation below is at the arrival rate" ]
 
 # A trace with arrivals: every request is simulated, in the trace's own time.
 printf 'arrival_s,input_tokens,output_tokens\n0,200,50\n0.1,800,20\n0.2,100,200\n0.25,50,10\n1.0,400,100\n' > trace.csv
