@@ -157,6 +157,14 @@ OpEfficiency op_efficiency(const workload::Operator& op, double batch, double sh
   return out;
 }
 
+std::optional<catalog::Accelerator> without_unusable_units(const catalog::Accelerator& a, Precision p,
+                                                           workload::Family family) {
+  if (p != Precision::int8 || !a.dla_int8_ops.known() || family == workload::Family::cnn) return std::nullopt;
+  catalog::Accelerator gpu = a;
+  gpu.peak_flop_per_s[static_cast<std::size_t>(Precision::int8)].value = workload_peak(a, p, family);
+  return gpu;
+}
+
 double workload_peak(const catalog::Accelerator& a, Precision p, workload::Family family) {
   const double peak = a.peak(p).or_else(0);
   if (p != Precision::int8 || family == workload::Family::cnn || !a.dla_int8_ops.known()) return peak;

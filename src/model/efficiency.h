@@ -83,6 +83,12 @@ double gather_sector_efficiency(double row_bytes);
 // compute.dla_int8), only CNNs use them; other workloads get the GPU's own.
 double workload_peak(const catalog::Accelerator& a, Precision p, workload::Family family);
 
+// The part as `family` at `p` sees it: a copy whose int8 peak is the GPU's
+// own when the part's deep-learning accelerators (Jetson DLAs) cannot run
+// that workload; nullopt when the part applies unchanged.
+std::optional<catalog::Accelerator> without_unusable_units(const catalog::Accelerator& a, Precision p,
+                                                           workload::Family family);
+
 // What op_efficiency uses on `a`, as `assumptions` lines (GEMM units and
 // tile, attention fraction, gathers), each with its source.
 std::vector<Assumption> op_efficiency_assumptions(const catalog::Accelerator& a);

@@ -542,9 +542,8 @@ Result<Evaluator> Evaluator::make(const Request& req) {
                       "--precision");
   // Deep-learning accelerators beside the GPU (Jetson DLAs) run CNN layers
   // only: other workloads get the GPU's own int8 peak (docs/model.md#precision).
-  if (s->p == Precision::int8 && a.dla_int8_ops.known() && w.family != workload::Family::cnn) {
-    s->gpu_only = a;
-    s->gpu_only.peak_flop_per_s[static_cast<std::size_t>(Precision::int8)].value = workload_peak(a, s->p, w.family);
+  if (auto gpu = without_unusable_units(a, s->p, w.family)) {
+    s->gpu_only = std::move(*gpu);
     s->a = &s->gpu_only;
   }
   s->e = efficiency_for(a);

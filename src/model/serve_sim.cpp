@@ -460,9 +460,8 @@ Result<IterationTime> roofline_iteration_time(const Request& req, const Precisio
   pr->a = req.accelerator;
   pr->mix = p;
   const catalog::Accelerator& a = *req.accelerator;
-  if (p.compute == Precision::int8 && a.dla_int8_ops.known() && w.family != workload::Family::cnn) {
-    pr->gpu_only = a;
-    pr->gpu_only.peak_flop_per_s[static_cast<std::size_t>(Precision::int8)].value = workload_peak(a, p.compute, w.family);
+  if (auto gpu = without_unusable_units(a, p.compute, w.family)) {
+    pr->gpu_only = std::move(*gpu);
     pr->a = &pr->gpu_only;
   }
   pr->e = efficiency_for(*req.accelerator);
