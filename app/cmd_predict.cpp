@@ -32,6 +32,7 @@ struct PredictOptions {
   bool scenario_given = false;
   int count = 1;
   std::optional<int> batch, input_tokens, output_tokens, seq, global_batch;
+  std::string kv_cache = "paged";
   bool to_target = false;
   int grad_accumulation = 1;
   double straggler_cv = 0;
@@ -341,6 +342,9 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   in.build.input_tokens = o.input_tokens;
   in.build.output_tokens = o.output_tokens;
   in.build.seq_len = o.seq;
+  if (o.kv_cache != "paged" && o.kv_cache != "static")
+    return report_error({Errc::invalid_input, "'" + o.kv_cache + "' is not a KV cache layout (paged or static)", "--kv-cache"});
+  in.build.static_kv = o.kv_cache == "static";
   in.onnx_batch = o.batch;
   Result<workload::Workload> w = load_workload(o.model, in);
   if (!w) {
@@ -418,6 +422,10 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--input-tokens", o->input_tokens, "LLM prompt tokens (default: the model's MLPerf mean)");
   sub->add_option("--output-tokens", o->output_tokens, "LLM generated tokens (default: the model's MLPerf mean)");
   sub->add_option("--seq", o->seq, "Sequence length (encoders, LLM training)");
+  sub->add_option("--kv-cache", o->kv_cache,
+                  "LLM KV cache: paged (vLLM, TensorRT-LLM, SGLang; default) or static: a slot of the longest "
+                  "prompt + generation per sequence, read whole at every decode step (stacks without paged "
+                  "attention, e.g. TGI on Gaudi with HPU graphs, SAX on TPU; offline and single-stream)");
   sub->add_option("--scenario", o->scenario, "offline, server or single-stream (default offline)");
   sub->add_option("--latency-target", o->latency_target, "Server latency budget (\"100ms\"; LLMs: time per output token)");
   sub->add_option("--rate", o->rate,

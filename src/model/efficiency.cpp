@@ -67,6 +67,21 @@ Efficiency efficiency_for(const catalog::Accelerator& a) {
   e.op_overhead_s = d.op_overhead_s;
   e.link = d.link;
   e.source = d.source;
+  // NVIDIA tensor cores at 8 bits: fp8 GEMMs reach 0.709 (H100, PV-017) and
+  // 0.734 (H200, PV-015) of the fp8 peak where bf16 GEMMs of the same
+  // generation reach 0.803 (H100, PV-005) and 0.837 (GH200, PV-003): 0.88 of
+  // the 16-bit fraction. Gaudi's MME shows no such drop (PV-001/PV-011,
+  // PV-007/PV-013), so this stays with NVIDIA GPUs.
+  // Jetson's GPU is an Ampere (Orin) or Blackwell (Thor) GPU running the same
+  // cuBLAS/TensorRT kernels on the same tensor cores as its data-centre
+  // siblings: its GEMMs get the NVIDIA GPU factors; the SoC's shared LPDDR
+  // keeps the edge memory factor and launch cost.
+  const bool nvidia_tensor_cores = a.vendor == "nvidia" && (a.kind == catalog::Kind::gpu || a.kind == catalog::Kind::edge);
+  if (nvidia_tensor_cores) e.compute_8bit = 0.88;
+  if (nvidia_tensor_cores && a.kind == catalog::Kind::edge) {
+    e.compute = kByKind[static_cast<int>(catalog::Kind::gpu)].compute;
+    e.source = std::string(d.source) + "; GEMMs at the NVIDIA GPU factor (docs/model.md#edge)";
+  }
   // AMD Instinct: the same GEMM table gives 0.60 (MI325X PV-009; MI300X 781 of 1307).
   if (a.kind == catalog::Kind::gpu && a.vendor == "amd") {
     e.compute = 0.60;
@@ -143,7 +158,8 @@ OpEfficiency op_efficiency(const workload::Operator& op, double batch, double sh
   using workload::OpKind;
   if (op.phase == workload::Phase::optimizer) return out;
   if (std::optional<GemmShape> g = op_gemm_shape(op, batch, shard)) {
-    out.compute = e.compute * gemm_shape_factor(*g, gemm_units(a)).factor();
+    const bool eight_bit = p == Precision::fp8 || p == Precision::int8;
+    out.compute = e.compute * (eight_bit ? e.compute_8bit : 1) * gemm_shape_factor(*g, gemm_units(a)).factor();
   } else if (op.kind == OpKind::attention && a.attention_fraction.known()) {
     // The fused kernel's published fraction replaces the GEMM factor; a
     // calibrated profile's compute factor (peaks measured) still scales it.

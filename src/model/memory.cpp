@@ -32,6 +32,10 @@ double paged_kv_tokens(const workload::Workload& w, double batch) {
   return batch * (double(w.input_tokens) / std::max(1, w.beams) + w.output_tokens / 2.0);
 }
 
+double kv_tokens(const workload::Workload& w, double batch) {
+  return w.kv_slot_tokens > 0 ? batch * w.kv_slot_tokens : paged_kv_tokens(w, batch);
+}
+
 double llm_prefill_samples(const workload::Workload& w) {
   // LLM engines prefill at most a fixed number of tokens per iteration
   // (TensorRT-LLM's max_num_tokens, default 8192; vLLM's
@@ -137,7 +141,7 @@ Memory memory_footprint(const workload::Workload& w, workload::Task task, const 
     const double tables = table_params(w);
     const double wbpe = bytes_per_element(mix.weights);
     m.weights_bytes = (w.params - tables) * wbpe / model_shard + tables * wbpe / plan.devices();
-    m.kv_cache_bytes = w.kv_elems_per_token * paged_kv_tokens(w, b) * kv_bytes_per_elem(mix.kv) / kv_split / plan.pp;
+    m.kv_cache_bytes = w.kv_elems_per_token * kv_tokens(w, b) * kv_bytes_per_elem(mix.kv) / kv_split / plan.pp;
     m.activations_bytes = w.activation_elems_per_sample * std::min(b, llm_prefill_samples(w)) * bpe / t;
   }
   m.required_bytes = m.weights_bytes + m.kv_cache_bytes + m.activations_bytes + m.gradients_bytes + m.optimizer_bytes;

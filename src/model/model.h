@@ -36,6 +36,10 @@ std::optional<Scenario> parse_scenario(std::string_view s);
 // catalog entries (bench profiles) override them.
 struct Efficiency {
   double compute = 0;          // achieved / peak FLOP/s on large GEMMs
+  // GEMMs with 8-bit operands (fp8, int8) reach this fraction of `compute`:
+  // their peak is twice the 16-bit one on the same tensor cores, and operand
+  // delivery and power keep them further from it (docs/model.md#gpu).
+  double compute_8bit = 1;
   double memory = 0;           // achieved / peak bytes/s on streaming kernels
   double op_overhead_s = 0;    // fixed cost per operator instance (launch, sync)
   double link = 0;             // achieved / peak link bandwidth for collectives
@@ -187,6 +191,9 @@ Memory memory_footprint(const workload::Workload& w, workload::Task task, const 
 // Tokens of KV cache `batch` sequences in flight hold under paged KV and
 // continuous batching: batch x (I + O/2), the mean live context.
 double paged_kv_tokens(const workload::Workload& w, double batch);
+// The KV tokens `batch` sequences hold: their static slots when the workload
+// was built with a static KV cache, else paged_kv_tokens.
+double kv_tokens(const workload::Workload& w, double batch);
 // Tokens an LLM engine prefills per iteration at most (TensorRT-LLM's
 // max_num_tokens default): bounds the live prefill activations.
 inline constexpr double kPrefillChunkTokens = 8192;

@@ -682,8 +682,17 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
         "docs/model.md#batch (MLPerf llama2-70b server bounds for LLMs)");
   }
   if (s.task == Task::infer)
-    say("fusion", "elementwise ops fused into their producer; CNN batch norm folded into the conv", "docs/model.md#fusion");
+    say("fusion",
+        s.llm ? "elementwise ops fused into their producer, except a gated FFN's activation x gate (its own kernel)"
+              : "elementwise ops fused into their producer; CNN batch norm folded into the conv",
+        "docs/model.md#fusion");
   if (s.llm) say("llm_batching", "continuous: tokens/s = data x B x O / (prefill(B) + (O - 1) x decode_step(B))", "docs/model.md#llm");
+  if (s.llm)
+    say("kv_cache",
+        s.w->kv_slot_tokens > 0
+            ? "static: a slot of " + plain(s.w->kv_slot_tokens) + " tokens per sequence, read whole at every decode step"
+            : "paged: each sequence holds its live context, on average I + O/2 tokens",
+        s.w->kv_slot_tokens > 0 ? "docs/model.md#static-kv" : "docs/model.md#llm");
   if (needs_link) {
     const detail::Fabric& f = *s.fabric;
     say("link", f.up.name + " " + plain(f.up.peak_bytes_per_s / 1e9) + " GB/s per direction", a.id + " catalog entry");

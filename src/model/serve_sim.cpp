@@ -511,6 +511,11 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
   if (opts.rate_per_s && !(*opts.rate_per_s > 0 && std::isfinite(*opts.rate_per_s)))
     return make_error(Errc::invalid_input, "rate must be a positive number of requests per second", "--rate");
   if (opts.chunk_tokens < 0) return make_error(Errc::invalid_input, "chunk tokens must not be negative", "--chunk-tokens");
+  if (w.kv_slot_tokens > 0)
+    return make_error(Errc::invalid_input,
+                      "the server simulation schedules a paged KV cache; a static KV cache is priced offline and "
+                      "single-stream only",
+                      "--kv-cache");
   // The plan and batch predict chooses for throughput; the batch is the
   // most sequences in flight, paged KV blocks the tokens they may hold.
   Request offline = req;

@@ -225,9 +225,29 @@ Result<double> predict_interconnect(const MeasurementRow& r, const catalog::Acce
   return make_error(Errc::unsupported, "interconnect workload not recognised (all-reduce or device copy)");
 }
 
+// Serving stacks that keep a static KV cache (a slot of the longest prompt +
+// generation per sequence, read whole at every decode step), as a row's
+// software_stack names them: SAX on TPU (XLA's fixed shapes; the MLPerf
+// GPT-J servable pads prompts to buckets and decodes static batches) and TGI
+// on Gaudi (HPU graphs; its CausalLMBatch pads the cache to MAX_TOTAL_TOKENS).
+constexpr std::string_view kStaticKvStacks[] = {"SAX", "TGI-gaudi"};
+
+bool static_kv_stack(const std::string& software) {
+  for (std::string_view s : kStaticKvStacks)
+    if (software.find(s) != std::string::npos) return true;
+  return false;
+}
+
 Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerator& a, const WorkloadLoader& load,
                               std::string& method, RowResult& band) {
-  Result<workload::Workload> w = load(r.model_id, workload::BuildOptions{});
+  std::optional<RowScenario> sc = row_scenario(r.scenario);
+  if (!sc)
+    return make_error(Errc::invalid_input, "column scenario: '" + r.scenario + "' is not understood; accepted: " + kScenarios);
+  // The server simulation schedules paged blocks only: a Server row of a
+  // static-cache stack is simulated as paged (an optimistic bound).
+  workload::BuildOptions shape;
+  shape.static_kv = static_kv_stack(r.software) && sc->scenario != Scenario::server;
+  Result<workload::Workload> w = load(r.model_id, shape);
   if (!w) return make_error(Errc::invalid_input, "column model_id: " + w.error().message);
   Request req;
   req.accelerator = &a;
@@ -238,9 +258,6 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   req.precision = spec->compute;
   req.weight_precision = spec->weights;
   req.kv_precision = spec->kv;
-  std::optional<RowScenario> sc = row_scenario(r.scenario);
-  if (!sc)
-    return make_error(Errc::invalid_input, "column scenario: '" + r.scenario + "' is not understood; accepted: " + kScenarios);
   req.scenario = sc->scenario;
   if (sc->batch > 0) req.batch = sc->batch;
   if (std::optional<double> b = leading_number(r.batch); b && *b >= 1) req.batch = static_cast<int>(*b);
@@ -253,7 +270,8 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   Result<Prediction> p = predict(req);
   if (!p) return make_error(p.error());
   method = "predict " + w->id + " " + to_string(p->precisions) + " batch " + std::to_string(p->batch) + " " +
-           std::string(to_string(sc->scenario)) + (sc->batch > 0 ? " (multi-stream query)" : "");
+           std::string(to_string(sc->scenario)) + (sc->batch > 0 ? " (multi-stream query)" : "") +
+           (w->kv_slot_tokens > 0 ? ", static KV cache (" + trim(r.software) + ")" : "");
   std::string unit = to_lower(trim(r.unit));
   band.task = "infer";
   band.family = std::string(workload::to_string(w->family));
@@ -342,6 +360,7 @@ Result<std::vector<MeasurementRow>> parse_measurements(std::string_view text, co
     col.push_back(static_cast<int>(it - header.begin()));
   }
   if (!missing.empty()) return make_error(Errc::invalid_input, "missing column(s): " + missing, name + ":1");
+  const auto software_col = std::find_if(header.begin(), header.end(), [](const std::string& h) { return trim(h) == "software_stack"; });
   std::vector<MeasurementRow> rows;
   for (std::size_t i = 1; i < recs.size(); ++i) {
     const Record& rec = recs[i];
@@ -355,6 +374,7 @@ Result<std::vector<MeasurementRow>> parse_measurements(std::string_view text, co
     r.id = cell(0), r.accelerator_id = cell(1), r.model_id = cell(2), r.category = cell(3);
     r.workload = cell(4), r.precision = cell(5), r.batch = cell(6), r.scenario = cell(8);
     r.metric = cell(9), r.unit = cell(11);
+    if (software_col != header.end()) r.software = rec.fields[software_col - header.begin()];
     std::optional<double> v = parse_double(trim(cell(10)));
     if (!v || !std::isfinite(*v) || *v <= 0)
       return make_error(Errc::invalid_input, "metric_value '" + cell(10) + "' is not a positive number", where);

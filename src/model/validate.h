@@ -24,6 +24,7 @@ namespace rooftop::model {
 struct MeasurementRow {
   int line = 0;
   std::string id, accelerator_id, model_id, category, workload, precision, batch, scenario, metric, unit;
+  std::string software;    // software_stack (optional column)
   int count = 1;           // accelerator_count
   double measured = 0;     // metric_value (per accelerator for throughput rows)
 };

@@ -51,6 +51,11 @@ struct TransformerConfig {
   int unpadded_tokens = 0;
   int input_tokens = 0;
   int output_tokens = 0;
+  // The longest prompt and generation the serving setup must hold (MLPerf's
+  // limits); a static KV cache keeps a slot of their sum per sequence.
+  // 0: seq_len - output_tokens and output_tokens.
+  int max_input_tokens = 0;
+  int max_output_tokens = 0;
 };
 
 std::optional<TransformerConfig> parse_transformer(YamlMap& m);

@@ -80,7 +80,7 @@ void layer(Emit& e, const TransformerConfig& c) {
   const double act_flops = c.gated ? 5.0 * c.ffn : 8.0 * c.ffn;  // SiLU x gate / GELU (tanh form)
   if (c.experts == 0) {
     e.op("layers.ffn.up", OpKind::matmul, 2 * h * up * t + mb * up * t, h * up + mb * up, h * t, up * t, L);
-    e.op("layers.ffn.act", OpKind::elementwise, act_flops * t, 0, up * t, c.ffn * t, L);
+    e.op("layers.ffn.act", OpKind::elementwise, act_flops * t, 0, up * t, c.ffn * t, L).own_kernel = c.gated;
     e.op("layers.ffn.down", OpKind::matmul, 2 * c.ffn * h * t + mb * h * t, c.ffn * h + mb * h, c.ffn * t, h * t, L);
     return;
   }
@@ -88,7 +88,8 @@ void layer(Emit& e, const TransformerConfig& c) {
   e.op("layers.moe.router", OpKind::matmul, 2 * h * ex * t, h * ex, h * t, ex * t, L);
   Operator& u = e.op("layers.moe.experts.up", OpKind::matmul, 2 * h * up * k * t, ex * h * up, h * t, k * up * t, L);
   u.weight_elems_per_sample = touched * h * up;
-  e.op("layers.moe.experts.act", OpKind::elementwise, act_flops * k * t, 0, k * up * t, k * c.ffn * t, L);
+  e.op("layers.moe.experts.act", OpKind::elementwise, act_flops * k * t, 0, k * up * t, k * c.ffn * t, L).own_kernel =
+      c.gated;
   Operator& d = e.op("layers.moe.experts.down", OpKind::matmul, 2 * c.ffn * h * k * t, ex * c.ffn * h,
                      k * c.ffn * t, h * t, L);
   d.weight_elems_per_sample = touched * c.ffn * h;
@@ -201,6 +202,15 @@ Workload build_transformer(const TransformerConfig& base, const BuildOptions& op
     transformer_pass(w.ops, c, prefill);
     first = w.ops;
     double ctx = in + c.output_tokens / 2.0;
+    if (opts.static_kv) {
+      // A static cache (no paged attention: HPU graphs, XLA, FasterTransformer)
+      // allocates the longest prompt and generation for every sequence, and
+      // its fixed-shape attention reads the whole slot at every step.
+      const double max_out = c.max_output_tokens > 0 ? c.max_output_tokens : c.output_tokens;
+      const double max_in = c.max_input_tokens > 0 ? c.max_input_tokens : std::max(in, c.seq_len - max_out);
+      ctx = max_in + max_out;
+      w.kv_slot_tokens = max_in / beams + max_out;
+    }
     Pass decode{Phase::decode, beams, beams * ctx, ctx, beams, false, false};
     transformer_pass(w.ops, c, decode);
     double s = c.seq_len;
@@ -209,8 +219,8 @@ Workload build_transformer(const TransformerConfig& base, const BuildOptions& op
     w.sample = "one prompt of " + std::to_string(c.input_tokens) + " tokens generating " +
                std::to_string(c.output_tokens) + " tokens" +
                (c.beams > 1 ? " (beam search, " + std::to_string(c.beams) + " beams)" : "") +
-               "; decode figures are per generated token at the mean context of " + number(ctx) +
-               " tokens; training: one sequence of " + std::to_string(c.seq_len) + " tokens";
+               "; decode figures are per generated token at the " +
+               (opts.static_kv ? "static KV slot of " : "mean context of ") + number(ctx) + " tokens; training: one sequence of " + std::to_string(c.seq_len) + " tokens";
   }
   w.params = sum_params(first);
   w.active_params = w.params;

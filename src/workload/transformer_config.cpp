@@ -60,6 +60,8 @@ std::optional<TransformerConfig> parse_transformer(YamlMap& m) {
   if (c.unpadded_tokens > c.seq_len) m.error(m.node()["unpadded_tokens"], "unpadded_tokens must not exceed seq_len");
   c.input_tokens = get_int(m, "input_tokens", c.decoder, 0);
   c.output_tokens = get_int(m, "output_tokens", c.decoder, 0);
+  c.max_input_tokens = get_int(m, "max_input_tokens", false, 0, 0);
+  c.max_output_tokens = get_int(m, "max_output_tokens", false, 0, 0);
   m.finish();
   if (m.diagnostics()->errors.size() > before) return std::nullopt;
 

@@ -77,6 +77,13 @@ struct Operator {
   // for ops with weights) and the weights get no gradients or optimizer
   // state. The adapters' own parameters (well under 1 %) are not counted.
   bool adapter_only = false;
+  // Inference: an elementwise op that serving stacks run as a kernel of its
+  // own instead of in a GEMM epilogue. The gated FFN's activation x gate
+  // needs both halves of the up-projection's output, which one output tile
+  // of that GEMM does not hold: TensorRT-LLM runs "one Matmul followed by a
+  // separate SwiGLU kernel" (perf-overview, Known issues) and vLLM a
+  // SiluAndMul kernel (docs/model.md#fusion).
+  bool own_kernel = false;
 };
 
 // Bytes one instance moves at `batch` samples and precision `p`.
@@ -112,6 +119,9 @@ struct Workload {
   int input_tokens = 0;             // LLM prompt tokens
   int output_tokens = 0;            // LLM generated tokens
   int beams = 1;                    // LLM beam search width (kv_elems_per_token counts every beam)
+  // Static KV cache: tokens of kv_elems_per_token one sequence holds (its
+  // slot; the prompt part shared by the beams); 0: paged (live context).
+  double kv_slot_tokens = 0;
   double pairs_per_sample = 0;      // recommenders: user-item pairs one sample aggregates (0: not a recommender)
 
   // Transformer shape (0 when the model is not a transformer or the shape is
@@ -140,6 +150,10 @@ struct BuildOptions {
   std::optional<int> output_tokens;
   std::optional<int> image_size;
   std::optional<int> pairs_per_sample = std::nullopt;  // recommenders: user-item pairs in one sample (training: 1)
+  // LLM inference on a static KV cache (docs/model.md#static-kv): every
+  // sequence holds a slot of max input + max output tokens, and each decode
+  // step's attention reads the whole slot. Default: paged.
+  bool static_kv = false;
 };
 
 // Training step operators (forward, backward, optimizer) derived from the

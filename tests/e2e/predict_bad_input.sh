@@ -51,6 +51,10 @@ expect_2 P --model bert-large --accelerator h100 --task train --plan zero=7
 grep -q "zero='7'" err.txt
 expect_2 P --model resnet50 --accelerator h100 --to-target
 grep -q -- "--to-target" err.txt
+expect_2 P --model llama-2-70b --accelerator gaudi2 --count 8 --kv-cache paging
+grep -q "'paging' is not a KV cache layout (paged or static)" err.txt
+expect_2 P --model llama-2-70b --accelerator gaudi2 --count 8 --kv-cache static --rate 5
+grep -q -- "--kv-cache" err.txt
 
 # Nothing crashed, and no stack traces or internal errors leaked out.
 if grep -q "internal error" err.txt; then cat err.txt; exit 1; fi

@@ -135,6 +135,33 @@ TEST(OpEfficiency, AttentionAtThePublishedFraction) {
   EXPECT_DOUBLE_EQ(op_efficiency(attn, 1, 1, Precision::fp16, a, e).compute, 0.75);
 }
 
+TEST(OpEfficiency, EightBitGemmsOnNvidiaTensorCores) {
+  // fp8 GEMMs reach 0.88 of the 16-bit fraction on NVIDIA GPUs (H100/H200
+  // fp8 vs H100/GH200 bf16 GEMM tables); Jetson's GPU gets the GPU factor;
+  // other vendors keep theirs at every precision.
+  catalog::Accelerator a = test_gpu();
+  a.vendor = "nvidia";
+  Efficiency e = efficiency_for(a);
+  EXPECT_DOUBLE_EQ(e.compute_8bit, 0.88);
+  workload::Operator mm;  // no units in the catalog: shape factor 1
+  mm.kind = workload::OpKind::matmul;
+  mm.flops = 2 * 4096.0 * 4096;
+  mm.weight_elems = 4096.0 * 4096;
+  mm.in_elems = mm.out_elems = 4096;
+  EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::fp8, a, e).compute, e.compute * 0.88);
+  EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::int8, a, e).compute, e.compute * 0.88);
+  EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::bf16, a, e).compute, e.compute);
+  catalog::Accelerator jetson = a;
+  jetson.kind = catalog::Kind::edge;
+  EXPECT_DOUBLE_EQ(efficiency_for(jetson).compute, e.compute);
+  EXPECT_DOUBLE_EQ(efficiency_for(jetson).compute_8bit, 0.88);
+  catalog::Accelerator other = test_gpu();
+  other.kind = catalog::Kind::asic;
+  other.vendor = "intel";
+  Efficiency eo = efficiency_for(other);
+  EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::fp8, other, eo).compute, eo.compute);
+}
+
 TEST(OpEfficiency, GathersMoveWholeSectors) {
   EXPECT_DOUBLE_EQ(gather_sector_efficiency(64), 1);
   EXPECT_DOUBLE_EQ(gather_sector_efficiency(48), 48.0 / 64);   // 2 sectors

@@ -30,6 +30,21 @@ TEST(Memory, InferenceCountsWeightsKvAndActivations) {
   EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::int4, p, nullptr).kv_cache_bytes, 1000.0 * 114 * 4);
 }
 
+TEST(Memory, StaticKvHoldsAWholeSlotPerSequence) {
+  workload::Workload w;
+  w.params = 1e9;
+  w.kv_elems_per_token = 1000;
+  w.input_tokens = 100;
+  w.output_tokens = 28;
+  w.kv_slot_tokens = 2048;
+  Plan p;
+  p.mb = 4;
+  EXPECT_DOUBLE_EQ(kv_tokens(w, 4), 4 * 2048.0);
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::infer, Precision::fp16, p, nullptr).kv_cache_bytes, 1000.0 * 2048 * 4 * 2);
+  w.kv_slot_tokens = 0;  // paged: the live context
+  EXPECT_DOUBLE_EQ(kv_tokens(w, 4), paged_kv_tokens(w, 4));
+}
+
 TEST(Memory, PagedKvHoldsTheLiveContextAndBeamsShareThePrompt) {
   workload::Workload w;
   w.kv_elems_per_token = 4000;  // 4 beams of 1000

@@ -2,6 +2,7 @@
 // (docs/model.md), and the efficiency table.
 #include <gtest/gtest.h>
 
+#include "model/internal.h"
 #include "model/model.h"
 #include "unit/model/fixtures.h"
 
@@ -155,6 +156,27 @@ TEST(Scenario, ParseAndPrint) {
   EXPECT_FALSE(parse_scenario("multistream"));
   EXPECT_EQ(to_string(Scenario::single_stream), "single-stream");
   EXPECT_EQ(to_string(Bound::communication), "communication");
+}
+
+}  // namespace
+}  // namespace rooftop::model
+
+namespace rooftop::model {
+namespace {
+
+TEST(Fusion, ElementwiseOpsRunInTheirProducerUnlessTheyNeedAKernelOfTheirOwn) {
+  workload::Operator act;
+  act.kind = workload::OpKind::elementwise;
+  act.flops = 5;
+  act.in_elems = 2;
+  act.out_elems = 1;
+  EXPECT_TRUE(detail::fused_in_inference(act, workload::Family::decoder_llm));
+  act.own_kernel = true;  // SwiGLU: both halves of the up-projection meet
+  EXPECT_FALSE(detail::fused_in_inference(act, workload::Family::decoder_llm));
+  catalog::Accelerator a = testing::test_gpu();
+  PrecisionMix p(Precision::fp16);
+  detail::OpCost c = detail::op_cost(act, 1000, p, a, efficiency_for(a), 1, false);
+  EXPECT_DOUBLE_EQ(c.bytes, 1000 * 3 * 2.0);  // reads both halves, writes one, 2 bytes each
 }
 
 }  // namespace

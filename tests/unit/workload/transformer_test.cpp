@@ -116,6 +116,40 @@ TEST(TransformerZoo, KvCachePerToken) {
   EXPECT_DOUBLE_EQ(zoo("bert-large").kv_elems_per_token, 0);
 }
 
+TEST(TransformerZoo, StaticKvSlotHoldsTheLongestPromptAndGeneration) {
+  // llama-2-70b: MLPerf's 1024-token prompts and 1024 new tokens make a
+  // 2048-token slot; decode attention reads all of it (2 x kv x slot).
+  BuildOptions o;
+  o.static_kv = true;
+  Workload paged = zoo("llama-2-70b"), fixed = zoo("llama-2-70b", o);
+  EXPECT_DOUBLE_EQ(paged.kv_slot_tokens, 0);
+  EXPECT_DOUBLE_EQ(fixed.kv_slot_tokens, 2048);
+  auto decode_attention_in = [](const Workload& w) {
+    for (const Operator& op : w.ops)
+      if (op.phase == Phase::decode && op.kind == OpKind::attention) return op.in_elems;
+    return 0.0;
+  };
+  const double q = 64 * 128, kv = 8 * 128;
+  EXPECT_DOUBLE_EQ(decode_attention_in(fixed), q + 2 * kv * 2048);
+  EXPECT_DOUBLE_EQ(decode_attention_in(paged), q + 2 * kv * (222 + 294 / 2.0));
+  // Beam search (gpt-j, 4 beams): the 1919-token prompt part is shared, each
+  // beam holds its 128 generated tokens.
+  EXPECT_DOUBLE_EQ(zoo("gpt-j-6b", o).kv_slot_tokens, 1919.0 / 4 + 128);
+}
+
+TEST(TransformerZoo, GatedActivationIsAKernelOfItsOwn) {
+  // SwiGLU needs both halves of the up-projection's output: serving stacks
+  // run it apart; a plain GELU stays in the GEMM epilogue.
+  auto act = [](const Workload& w) {
+    for (const Operator& op : w.ops)
+      if (op.name == "layers.ffn.act") return op.own_kernel;
+    ADD_FAILURE() << "no layers.ffn.act in " << w.id;
+    return false;
+  };
+  EXPECT_TRUE(act(zoo("llama-2-7b")));
+  EXPECT_FALSE(act(zoo("gpt-j-6b")));
+}
+
 TEST(TransformerZoo, MlperfDefaultShapes) {
   Workload w = zoo("llama-2-70b");
   EXPECT_EQ(w.input_tokens, 222);  // mlperf-workloads.md 2.5
