@@ -132,6 +132,15 @@ void warn_old_price(const Scenario& s, const catalog::Accelerator& a, Candidate&
                       " months old: check a current quote");
 }
 
+// A CPU's memory is the DIMMs installed: the catalog gives the socket's
+// memory in the vendor's reference system, with the formula; say so
+// (docs/catalog.md#cpu-memory).
+void note_cpu_memory(const catalog::Accelerator& a, Candidate& c) {
+  if (a.kind != catalog::Kind::cpu || !a.memory_bytes.known() || a.memory_bytes.derived.empty()) return;
+  c.notes.push_back("system memory per socket: " + a.memory_bytes.derived +
+                    "; a CPU's memory is the DIMMs installed: fit more for a larger need");
+}
+
 // Count-dependent constraints and pricing; a reason when violated.
 std::string price_and_check(const Scenario& s, Candidate& c) {
   const catalog::Accelerator& a = *c.accelerator;
@@ -187,6 +196,7 @@ std::string price_and_check(const Scenario& s, Candidate& c) {
     }
   }
   warn_old_price(s, a, c);
+  note_cpu_memory(a, c);
   if (!c.priced) c.notes.push_back(missing_cost(s, a) + ": cost unknown, scored on the other criteria");
   return "";
 }

@@ -32,6 +32,22 @@ set -e
 test "$rc" -eq 2
 python3 -c 'import json,sys; d=json.load(open("bad.json")); f=d["files"][0]; assert not d["ok"] and len(f["errors"])==4, d; assert f["errors"][0]["where"].endswith("broken-card.yaml:12"), f'
 
+# A null without a missing_reason, and a price without a date: exit 2, each
+# named by file and line.
+sed -e 's/^  tdp_w: 250$/  tdp_w: null/' \
+    -e 's/^  list_usd: {value: 1999, date: "2024-05", source: shop}$/  list_usd: {value: 1999, source: shop}/' \
+    "$DATA/good-card.yaml" > good-card.yaml
+grep -qx "  tdp_w: null" good-card.yaml
+grep -qx "  list_usd: {value: 1999, source: shop}" good-card.yaml
+set +e
+"$ROOFTOP" catalog validate good-card.yaml > undated.out 2> undated.err
+rc=$?
+set -e
+test "$rc" -eq 2
+grep -q "^good-card.yaml:29: 'power.tdp_w' is null without a reason" undated.err
+grep -q "^good-card.yaml:32: .*missing required key 'date'" undated.err
+grep -q "2 problem(s) in 1 of 1 file(s)" undated.err
+
 # A missing file is bad input naming the file.
 set +e
 "$ROOFTOP" catalog validate missing.yaml 2> missing.err
