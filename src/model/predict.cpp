@@ -139,13 +139,19 @@ Sums eval_selective(const Setup& s, const Plan& plan, double batch) {
   return out;
 }
 
+// The residual stream, which tensor parallel all-reduces, stays 16-bit under
+// 8-bit (or narrower) math: fp8 GEMMs write bf16/fp16, int8 GEMMs accumulate
+// in int32 and dequantize, and the residual adds run at 16 bits
+// (TensorRT-LLM and vLLM all-reduce the GEMM outputs in the model's dtype).
+double residual_bytes_per_element(Precision p) { return std::max(2.0, bytes_per_element(p)); }
+
 // Megatron-style tensor parallelism all-reduces the residual stream twice per
 // transformer layer, right before each norm: one all-reduce per norm op of
 // its output (sequence parallel: a reduce-scatter plus an all-gather, the
 // same volume). Without norm ops, half of the matmuls' outputs.
 double tensor_comm_s(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), double batch) {
   if (plan.tp <= 1 || !s.fabric) return 0;  // no fabric: run() reports it
-  const double bpe = bytes_per_element(s.p);
+  const double bpe = residual_bytes_per_element(s.p);
   double norm_s = 0, matmul_s = 0;
   bool any_norm = false;
   for (const Operator& op : s.ops) {
@@ -161,7 +167,7 @@ double tensor_comm_s(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), 
 double tensor_payload_bytes(const Setup& s, double batch) {
   for (const Operator& op : s.ops)
     if (op.kind == OpKind::norm && (s.llm ? op.phase == Phase::decode : true))
-      return op.out_elems * batch * bytes_per_element(s.p);
+      return op.out_elems * batch * residual_bytes_per_element(s.p);
   return 0;
 }
 
