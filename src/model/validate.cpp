@@ -108,6 +108,39 @@ Result<PrecisionSpec> row_precision(const std::string& cell) {
   return out;
 }
 
+// A published row's math format that the part has no peak for is how its
+// submitter spelled a format the part does run: 4-bit without 4-bit math is
+// weight-only quantization (AWQ/GPTQ: the math at 16 bits), and int8 / fp8
+// or fp16 / bf16 name the other format of the same width. Returns what was
+// substituted ("int4 weights, fp16 math: no int4 peak"), empty when nothing was.
+std::string fit_row_precision(PrecisionSpec& spec, const catalog::Accelerator& a) {
+  if (!spec.compute || a.peak(*spec.compute).known()) return "";
+  const Precision named = *spec.compute;
+  auto first_known = [&](std::initializer_list<Precision> ps) -> std::optional<Precision> {
+    for (Precision p : ps)
+      if (a.peak(p).known()) return p;
+    return std::nullopt;
+  };
+  std::optional<Precision> math;
+  if (named == Precision::int4 || named == Precision::fp4) {
+    math = first_known({Precision::fp16, Precision::bf16});
+    if (math) spec.weights = spec.weights.value_or(named);
+  } else if (named == Precision::int8) {
+    math = first_known({Precision::fp8});
+  } else if (named == Precision::fp8) {
+    math = first_known({Precision::int8});
+  } else if (named == Precision::fp16) {
+    math = first_known({Precision::bf16});
+  } else if (named == Precision::bf16) {
+    math = first_known({Precision::fp16});
+  }
+  if (!math) return "";
+  spec.compute = math;
+  return std::string(to_string(named)) + " read as " +
+         (spec.weights == named ? std::string(to_string(named)) + " weights with " : std::string()) +
+         std::string(to_string(*math)) + " math (no " + std::string(to_string(named)) + " peak in the catalog)";
+}
+
 // The compute precision a kernel row names (GEMM, STREAM): required.
 Result<Precision> kernel_precision(const std::string& cell) {
   Result<PrecisionSpec> s = row_precision(cell);
@@ -255,6 +288,7 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   req.count = r.count;
   Result<PrecisionSpec> spec = row_precision(r.precision);
   if (!spec) return make_error(spec.error());
+  const std::string substituted = fit_row_precision(*spec, a);
   req.precision = spec->compute;
   req.weight_precision = spec->weights;
   req.kv_precision = spec->kv;
@@ -271,7 +305,8 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   if (!p) return make_error(p.error());
   method = "predict " + w->id + " " + to_string(p->precisions) + " batch " + std::to_string(p->batch) + " " +
            std::string(to_string(sc->scenario)) + (sc->batch > 0 ? " (multi-stream query)" : "") +
-           (w->kv_slot_tokens > 0 ? ", static KV cache (" + trim(r.software) + ")" : "");
+           (w->kv_slot_tokens > 0 ? ", static KV cache (" + trim(r.software) + ")" : "") +
+           (substituted.empty() ? "" : "; " + substituted);
   std::string unit = to_lower(trim(r.unit));
   band.task = "infer";
   band.family = std::string(workload::to_string(w->family));

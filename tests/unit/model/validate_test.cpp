@@ -181,6 +181,27 @@ TEST(Rows, InferenceRowsGoThroughPredictPerAccelerator) {
   EXPECT_FALSE(predict_row(m, c, loader()).predicted);
 }
 
+TEST(Rows, AFormatThePartLacksIsReadAsTheOneItRuns) {
+  // The test GPU has fp16/bf16/fp32 peaks only: "INT4" is weight-only int4
+  // with fp16 math; "FP8" has no 8-bit counterpart and stays unpredicted.
+  catalog::Catalog c = one_gpu();
+  MeasurementRow m = row("mlperf_inference", "test-mlp", "x", "INT4", "samples/s", "samples/s", 400);
+  m.batch = "1";
+  RowResult r = predict_row(m, c, loader());
+  ASSERT_TRUE(r.predicted) << r.reason;
+  EXPECT_NE(r.method.find("int4 read as int4 weights with fp16 math"), std::string::npos) << r.method;
+  m.precision = "INT4 weights";
+  EXPECT_NEAR(*predict_row(m, c, loader()).predicted, *r.predicted, 1e-9);
+  m.precision = "FP8";
+  EXPECT_FALSE(predict_row(m, c, loader()).predicted);
+  // A part with fp8 but no int8 runs an "INT8" row at fp8.
+  c.accelerators[0].peak_flop_per_s[static_cast<std::size_t>(Precision::fp8)] = {200e12, "test"};
+  m.precision = "INT8";
+  RowResult q = predict_row(m, c, loader());
+  ASSERT_TRUE(q.predicted) << q.reason;
+  EXPECT_NE(q.method.find("fp8 math (no int8 peak in the catalog)"), std::string::npos) << q.method;
+}
+
 TEST(Rows, PublishedSpellingsOfUnitsScenariosAndPrecisions) {
   catalog::Catalog c = one_gpu();
   catalog::Accelerator a = test_gpu();
