@@ -86,6 +86,11 @@ std::optional<Workload> build_retinanet_yaml(YamlMap& m, const BuildOptions& opt
 std::optional<Workload> build_yolov8_yaml(YamlMap& m, const BuildOptions& opts);
 std::optional<Workload> build_dlrm_yaml(YamlMap& m, const BuildOptions& opts);
 std::optional<Workload> build_diffusion_yaml(YamlMap& m, const BuildOptions& opts);
+std::optional<Workload> build_unet3d_yaml(YamlMap& m, const BuildOptions& opts);
+
+// Sliding-window inference: the windows of edge `roi` (stride roi x (1 -
+// overlap)) covering a cubic volume of `mean_voxels` (at least 1).
+double sliding_windows(double mean_voxels, double roi, double overlap);
 
 // Reads a list of integers (e.g. stage depths); errors go to m.
 std::vector<long long> int_list(YamlMap& m, const std::string& key, bool required, long long min_value = 0);

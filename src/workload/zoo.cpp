@@ -22,6 +22,7 @@ constexpr std::pair<std::string_view, Builder> kBuilders[] = {
     {"yolov8", detail::build_yolov8_yaml},
     {"dlrm", detail::build_dlrm_yaml},
     {"diffusion", detail::build_diffusion_yaml},
+    {"unet3d", detail::build_unet3d_yaml},
 };
 
 std::optional<Phase> parse_phase(std::string_view s) {
