@@ -143,11 +143,8 @@ TEST(OpEfficiency, EightBitGemmsOnNvidiaTensorCores) {
   a.vendor = "nvidia";
   Efficiency e = efficiency_for(a);
   EXPECT_DOUBLE_EQ(e.compute_8bit, 0.88);
-  workload::Operator mm;  // no units in the catalog: shape factor 1
-  mm.kind = workload::OpKind::matmul;
-  mm.flops = 2 * 4096.0 * 4096;
-  mm.weight_elems = 4096.0 * 4096;
-  mm.in_elems = mm.out_elems = 4096;
+  // No units in the catalog: shape factor 1.
+  workload::Operator mm = testing::one_op(workload::OpKind::matmul, 2 * 4096.0 * 4096, 4096.0 * 4096, 4096, 4096);
   EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::fp8, a, e).compute, e.compute * 0.88);
   EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::int8, a, e).compute, e.compute * 0.88);
   EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::bf16, a, e).compute, e.compute);

@@ -26,6 +26,17 @@ inline catalog::Accelerator test_gpu() {
   return a;
 }
 
+// One operator of `kind` with its FLOPs, weights and activations per sample.
+inline workload::Operator one_op(workload::OpKind kind, double flops, double weights, double in, double out) {
+  workload::Operator op;
+  op.kind = kind;
+  op.flops = flops;
+  op.weight_elems = weights;
+  op.in_elems = in;
+  op.out_elems = out;
+  return op;
+}
+
 // One matmul layer: `params` weights, 2 x params FLOPs per sample.
 inline workload::Workload matmul_model(double params, double act_elems = 1000) {
   workload::Workload w;

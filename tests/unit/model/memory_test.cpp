@@ -11,12 +11,19 @@ namespace {
 
 using workload::Task;
 
-TEST(Memory, InferenceCountsWeightsKvAndActivations) {
+// A 1 B-parameter LLM of 1000 KV elements per token, prompts of 100 tokens
+// generating 28.
+workload::Workload small_llm() {
   workload::Workload w;
   w.params = 1e9;
   w.kv_elems_per_token = 1000;
   w.input_tokens = 100;
   w.output_tokens = 28;
+  return w;
+}
+
+TEST(Memory, InferenceCountsWeightsKvAndActivations) {
+  workload::Workload w = small_llm();
   w.activation_elems_per_sample = 5000;
   Plan p;
   p.mb = 4;
@@ -31,11 +38,7 @@ TEST(Memory, InferenceCountsWeightsKvAndActivations) {
 }
 
 TEST(Memory, StaticKvHoldsAWholeSlotPerSequence) {
-  workload::Workload w;
-  w.params = 1e9;
-  w.kv_elems_per_token = 1000;
-  w.input_tokens = 100;
-  w.output_tokens = 28;
+  workload::Workload w = small_llm();
   w.kv_slot_tokens = 2048;
   Plan p;
   p.mb = 4;

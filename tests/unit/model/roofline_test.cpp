@@ -22,13 +22,8 @@ Efficiency half() {
 }
 
 workload::Operator op(double flops, double weights, double in, double out, double repeat = 1) {
-  workload::Operator o;
+  workload::Operator o = testing::one_op(workload::OpKind::matmul, flops, weights, in, out);
   o.name = "op";
-  o.kind = workload::OpKind::matmul;
-  o.flops = flops;
-  o.weight_elems = weights;
-  o.in_elems = in;
-  o.out_elems = out;
   o.repeat = repeat;
   return o;
 }
@@ -165,11 +160,7 @@ namespace rooftop::model {
 namespace {
 
 TEST(Fusion, ElementwiseOpsRunInTheirProducerUnlessTheyNeedAKernelOfTheirOwn) {
-  workload::Operator act;
-  act.kind = workload::OpKind::elementwise;
-  act.flops = 5;
-  act.in_elems = 2;
-  act.out_elems = 1;
+  workload::Operator act = testing::one_op(workload::OpKind::elementwise, 5, 0, 2, 1);
   EXPECT_TRUE(detail::fused_in_inference(act, workload::Family::decoder_llm));
   act.own_kernel = true;  // SwiGLU: both halves of the up-projection meet
   EXPECT_FALSE(detail::fused_in_inference(act, workload::Family::decoder_llm));
