@@ -35,8 +35,13 @@ TEST(TransformerZoo, ParameterCountsMatchPublishedFigures) {
   expect_near_rel(zoo("llama-2-7b").params, 6.74e9, 0.01, "llama-2-7b");
   expect_near_rel(zoo("llama-2-13b").params, 13.0e9, 0.01, "llama-2-13b");
   expect_near_rel(zoo("llama-2-70b").params, 69e9, 0.01, "llama-2-70b");
-  // Llama 3.1 model cards: 8.03B, 70.6B, 405B.
+  // Mistral-7B-v0.1 config (arXiv:2310.06825 Table 1): 7.24B.
+  expect_near_rel(zoo("mistral-7b").params, 7.24e9, 0.01, "mistral-7b");
+  // Llama 3.1 model cards: 8.03B, 70.6B, 405B; Llama 3 (April 2024) has
+  // the same shapes (arXiv:2407.21783 Table 3), so its names resolve here.
   expect_near_rel(zoo("llama-3.1-8b").params, 8.03e9, 0.01, "llama-3.1-8b");
+  EXPECT_EQ(zoo("llama-3-8b").id, "llama-3.1-8b");
+  EXPECT_EQ(zoo("llama3-70b").id, "llama-3.1-70b");
   expect_near_rel(zoo("llama-3.1-70b").params, 70.6e9, 0.01, "llama-3.1-70b");
   expect_near_rel(zoo("llama-3.1-405b").params, 405e9, 0.01, "llama-3.1-405b");
   // Mixtral paper (arXiv:2401.04088) section 2.1: 46.7B total, 12.9B active.
