@@ -122,3 +122,21 @@ function(rooftop_add_e2e name script)
     TIMEOUT ${E_TIMEOUT}
     ENVIRONMENT "ROOFTOP=$<TARGET_FILE:rooftop>;SRC=${CMAKE_SOURCE_DIR};BUILD=${CMAKE_BINARY_DIR};WORK=${CMAKE_BINARY_DIR}/e2e-work/${name}")
 endfunction()
+
+# A fake vendor library (tests/fake_*): a shared library named like the
+# vendor's, built into build/<dir> so tests can put that folder on the loader
+# path, and built along with the binary that dlopens it.
+function(rooftop_fake_library target source output dir)
+  add_library(${target} SHARED ${source})
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME ${output}
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${dir})
+  if(ARGC GREATER 4)
+    set_target_properties(${target} PROPERTIES SOVERSION ${ARGV4})
+  endif()
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  rooftop_target_defaults(${target})
+  if(TARGET rooftop)
+    add_dependencies(rooftop ${target})
+  endif()
+endfunction()

@@ -1,17 +1,11 @@
 // A fake libdcmi.so with the DCMI C symbols the ascend backend binds, so its
 // real dlopen path runs in CI without an Ascend NPU (tests put this folder on
 // LD_LIBRARY_PATH). One card holding two chips with fixed, distinct readings.
-#include <cstdint>
+#include "telemetry/backends/dcmi_abi.h"
 
 namespace {
-struct DcmiHbmInfo {
-  unsigned long long memory_size_mb;
-  unsigned int freq_mhz;
-  unsigned long long memory_usage_mb;
-  int temp_c;
-  unsigned int bandwidth_util_pct;
-};
-constexpr int kCard = 3, kChips = 2, kAiCore = 2;
+using DcmiHbmInfo = rooftop::telemetry::dcmi::HbmInfo;
+constexpr int kCard = 3, kChips = 2, kAiCore = rooftop::telemetry::dcmi::kUtilAiCore;
 bool ours(int card, int dev) { return card == kCard && dev >= 0 && dev < kChips; }
 }  // namespace
 

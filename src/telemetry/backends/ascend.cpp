@@ -10,18 +10,13 @@
 
 #include "core/dynlib.h"
 #include "telemetry/backends/backends.h"
+#include "telemetry/backends/dcmi_abi.h"
 
 namespace rooftop::telemetry {
 namespace {
 
-struct DcmiHbmInfo {
-  unsigned long long memory_size_mb;
-  unsigned int freq_mhz;
-  unsigned long long memory_usage_mb;
-  int temp_c;
-  unsigned int bandwidth_util_pct;
-};
-constexpr int kUtilAiCore = 2;
+using DcmiHbmInfo = dcmi::HbmInfo;
+using dcmi::kUtilAiCore;
 constexpr int kMaxCards = 64;
 
 struct Api {
