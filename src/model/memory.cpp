@@ -127,8 +127,12 @@ Memory memory_footprint(const workload::Workload& w, workload::Task task, const 
     m.weights_bytes = per_device(w.params - tables, experts, plan.zero >= 3) * bpe + tables * bpe / all;
     m.gradients_bytes = per_device(trainable, trainable_experts, plan.zero >= 2) * bpe;
     m.optimizer_bytes = per_device(trainable, trainable_experts, plan.zero >= 1) * opt + tables * opt / all;
-    // 1F1B: the first stage holds min(pp, ga) micro-batches of its 1/pp of the layers.
-    const double in_flight = plan.pp > 1 ? double(std::min(plan.pp, plan.ga)) / plan.pp : 1;
+    // 1F1B: the first stage holds min(pp, ga) micro-batches of its 1/pp of the
+    // layers; the interleaved schedule (vp chunks per rank) warms up with more
+    // micro-batches in flight: x (1 + (pp - 1) / (pp x vp)) (Korthikanti et al.,
+    // "Reducing Activation Recomputation in Large Transformer Models", MLSys 2023, pipeline parallelism).
+    double in_flight = plan.pp > 1 ? double(std::min(plan.pp, plan.ga)) / plan.pp : 1;
+    if (plan.pp > 1 && plan.vp > 1) in_flight *= 1 + double(plan.pp - 1) / (double(plan.pp) * plan.vp);
     m.activations_bytes = w.train_activation_elems_per_sample * b * bpe * activation_fraction(w, plan) * in_flight;
   } else {
     // Inference engines shard weights, KV heads and activations over the

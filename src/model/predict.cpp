@@ -484,6 +484,23 @@ std::vector<int> expert_degrees(const workload::Workload& w, int dp, std::option
   return out;
 }
 
+// Interleaved pipeline degrees to try with `pp` stages: the one given, else
+// 1 and every power of two v > 1 with pp x v dividing the layers (each rank
+// runs v chunks of layers / (pp x v) layers; Megatron-LM's
+// --num-layers-per-virtual-pipeline-stage must divide the stage evenly).
+std::vector<int> interleave_degrees(const workload::Workload& w, int pp, std::optional<int> given) {
+  if (given) return {*given};
+  std::vector<int> out{1};
+  for (int v = 2; pp > 1 && w.layers > 0 && pp * v <= w.layers; v *= 2)
+    if (w.layers % (pp * v) == 0) out.push_back(v);
+  return out;
+}
+
+// Megatron-LM's interleaved schedule needs the micro-batches of a step to be
+// a multiple of the stages (schedules.py asserts num_microbatches %
+// pipeline_model_parallel_size == 0).
+bool interleavable(int vp, int pp, int micro_batches) { return vp <= 1 || micro_batches % pp == 0; }
+
 std::vector<int> powers_of_two_dividing(int n, int limit) {
   std::vector<int> out;
   for (int v = 1; v <= std::min(n, limit); v *= 2)
@@ -837,45 +854,50 @@ Result<Prediction> predict(const Request& req) {
                                        : powers_of_two_dividing(count / tp, std::max(1, w.layers));
         for (int pp : pps) {
           if (count % (tp * pp) != 0) continue;
-          const Plan dense = base(tp, pp);
-          // Mixture of experts: every expert-parallel degree dividing dp and the experts (1 first).
-          for (int ep : expert_degrees(w, dense.dp, spec.ep)) {
-            Plan p = dense;
-            p.ep = ep;
-            p.zero = zero;
-            p.recompute = rc;
-            if (zero > 0 && p.dp == 1 && !spec.zero) continue;  // nothing to shard over
-            if (!check_plan(s, p, count)) continue;
-            any_valid = true;
-            smallest_miss = p;
-            if (gb > 0) {
-              // The global batch fixes mb x ga per data-parallel rank.
-              if (gb % p.dp != 0) continue;
-              const int per_rank = gb / p.dp;
-              for (int mb = 1; mb <= per_rank; ++mb) {  // every divisor of the per-rank batch
-                if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
-                if (spec.ga && per_rank / mb != *spec.ga) continue;
-                p.mb = mb;
-                p.ga = per_rank / mb;
-                if (!plan_memory(s, p).fits) break;
+          for (int vp : interleave_degrees(w, pp, spec.vp)) {
+            Plan dense = base(tp, pp);
+            dense.vp = vp;
+            // Mixture of experts: every expert-parallel degree dividing dp and the experts (1 first).
+            for (int ep : expert_degrees(w, dense.dp, spec.ep)) {
+              Plan p = dense;
+              p.ep = ep;
+              p.zero = zero;
+              p.recompute = rc;
+              if (zero > 0 && p.dp == 1 && !spec.zero) continue;  // nothing to shard over
+              if (!check_plan(s, p, count)) continue;
+              any_valid = true;
+              smallest_miss = p;
+              if (gb > 0) {
+                // The global batch fixes mb x ga per data-parallel rank.
+                if (gb % p.dp != 0) continue;
+                const int per_rank = gb / p.dp;
+                for (int mb = 1; mb <= per_rank; ++mb) {  // every divisor of the per-rank batch
+                  if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
+                  if (spec.ga && per_rank / mb != *spec.ga) continue;
+                  if (!spec.vp && !interleavable(vp, pp, per_rank / mb)) continue;
+                  p.mb = mb;
+                  p.ga = per_rank / mb;
+                  if (!plan_memory(s, p).fits) break;
+                  found.push_back({p, outcome(s, p, nullptr).throughput});
+                }
+                continue;
+              }
+              if (!spec.vp && !interleavable(vp, pp, p.ga)) continue;
+              if (spec.mb) {
+                if (!plan_memory(s, p).fits) continue;
+                found.push_back({p, outcome(s, p, nullptr).throughput});
+                continue;
+              }
+              const double limit = max_batch(s, p);
+              if (limit < 1) continue;
+              for (double b = 1; b <= limit; b *= 2) {
+                p.mb = static_cast<int>(b);
                 found.push_back({p, outcome(s, p, nullptr).throughput});
               }
-              continue;
-            }
-            if (spec.mb) {
-              if (!plan_memory(s, p).fits) continue;
-              found.push_back({p, outcome(s, p, nullptr).throughput});
-              continue;
-            }
-            const double limit = max_batch(s, p);
-            if (limit < 1) continue;
-            for (double b = 1; b <= limit; b *= 2) {
-              p.mb = static_cast<int>(b);
-              found.push_back({p, outcome(s, p, nullptr).throughput});
-            }
-            if (p.mb < limit) {
-              p.mb = static_cast<int>(limit);
-              found.push_back({p, outcome(s, p, nullptr).throughput});
+              if (p.mb < limit) {
+                p.mb = static_cast<int>(limit);
+                found.push_back({p, outcome(s, p, nullptr).throughput});
+              }
             }
           }
         }

@@ -182,6 +182,10 @@ TEST(Memory, PipelineStagesHoldTheirMicroBatchesInFlight) {
   EXPECT_DOUBLE_EQ(m.activations_bytes, 1e6 * 2);  // 4 micro-batches x 1/4 of the layers
   p.ga = 2;
   EXPECT_DOUBLE_EQ(memory_footprint(w, Task::train, Precision::bf16, p, nullptr).activations_bytes, 1e6 * 2 * 2 / 4);
+  // Interleaved (vp = 2): the warm-up keeps x (1 + (p - 1) / (p vp)) = 1 + 3/8 more in flight.
+  p.ga = 16;
+  p.vp = 2;
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::train, Precision::bf16, p, nullptr).activations_bytes, 1e6 * 2 * 11.0 / 8);
 }
 
 TEST(Memory, AdagradKeepsOneStatePerParameter) {

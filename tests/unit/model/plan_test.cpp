@@ -264,6 +264,35 @@ TEST(TrainingSchedule, TensorParallelStaysInsideTheDomainUnlessForced) {
   EXPECT_EQ(forced->parallelism.tensor, 16);
 }
 
+// A deep pipeline over a slow link: the search takes the interleaved schedule
+// when its smaller bubble pays for the extra sends, only with layers / (pp x
+// vp) whole and a step's micro-batches a multiple of pp.
+TEST(TrainingSchedule, SearchInterleavesStagesWhenTheBubbleCostsMore) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(2e10);
+  w.heads = 8;
+  w.layers = 48;
+  Request r;
+  r.accelerator = &a;
+  r.workload = &w;
+  r.task = workload::Task::train;
+  r.count = 8;
+  r.detail = false;
+  r.plan = *parse_plan("dp=1,tp=1,pp=8,mb=1,ga=8,zero=0,recompute=none");
+  Prediction p = *predict(r);
+  EXPECT_GT(p.plan.vp, 1);
+  EXPECT_EQ(w.layers % (p.plan.pp * p.plan.vp), 0);
+  r.plan.vp = 1;
+  EXPECT_LT(predict(r)->throughput, p.throughput);
+  // ga = 4 is not a multiple of pp = 8: Megatron cannot interleave it.
+  r.plan = *parse_plan("dp=1,tp=1,pp=8,mb=1,ga=4,zero=0,recompute=none");
+  EXPECT_EQ(predict(r)->plan.vp, 1);
+  // 40 layers over 8 stages (5 each) cannot split into 2 or more chunks of whole layers.
+  w.layers = 40;
+  r.plan = *parse_plan("dp=1,tp=1,pp=8,mb=1,ga=8,zero=0,recompute=none");
+  EXPECT_EQ(predict(r)->plan.vp, 1);
+}
+
 TEST(TrainingSchedule, PredictWithTheSearchedPlanReproducesIt) {
   catalog::Accelerator a = test_gpu();
   workload::Workload w = matmul_model(3e10);
