@@ -217,22 +217,13 @@ int run_advise(const AdviseOptions& o, const GlobalOptions& global) {
   if (!cat) return report_error(cat.error());
   WorkloadInputs inputs;
   inputs.build = s->shape;
-  Result<workload::Workload> w = load_workload(s->model, inputs);
+  // Time to the MLPerf target: the benchmark's own training shape
+  // (sequence length, LoRA) unless the scenario sets one.
+  Result<workload::Workload> w =
+      s->train_to_target ? load_benchmark_workload(s->model, inputs) : load_workload(s->model, inputs);
   if (!w) return report_error(Error{w.error().code, w.error().message, s->model_line});
   std::vector<model::ConvergencePoint> rcps;
   if (s->train_to_target) {
-    // The MLPerf benchmark's own training shape (sequence length, LoRA) unless the scenario sets one.
-    if (const model::Benchmark* b = model::mlperf_benchmark(w->id)) {
-      const bool seq = !inputs.build.seq_len && b->train_seq_len > 0 && b->train_seq_len != w->seq_len;
-      const bool pairs = !inputs.build.pairs_per_sample && b->pairs_per_sample > 0;
-      if (seq || pairs) {
-        if (seq) inputs.build.seq_len = b->train_seq_len;
-        if (pairs) inputs.build.pairs_per_sample = b->pairs_per_sample;
-        w = load_workload(s->model, inputs);
-        if (!w) return report_error(Error{w.error().code, w.error().message, s->model_line});
-      }
-      if (b->lora) *w = workload::with_lora(std::move(*w));
-    }
     Result<std::vector<model::ConvergencePoint>> r = load_rcps();
     if (!r) return report_error(r.error());
     rcps = std::move(*r);

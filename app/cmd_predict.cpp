@@ -34,6 +34,7 @@ struct PredictOptions {
   std::optional<int> batch, input_tokens, output_tokens, seq, global_batch;
   std::string kv_cache = "paged";
   bool to_target = false;
+  bool lora = false;
   int grad_accumulation = 1;
   double straggler_cv = 0;
   int top = 10;
@@ -346,11 +347,23 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
     return report_error({Errc::invalid_input, "'" + o.kv_cache + "' is not a KV cache layout (paged or static)", "--kv-cache"});
   in.build.static_kv = o.kv_cache == "static";
   in.onnx_batch = o.batch;
-  Result<workload::Workload> w = load_workload(o.model, in);
+  if (o.lora && req.task != workload::Task::train)
+    return report_error({Errc::invalid_input, "--lora fine-tunes adapters: it needs --task train", "--lora"});
+  // Time to the MLPerf target prices the benchmark's own recipe (its
+  // sequence length, LoRA for llama2_70b_lora) unless the flags set one.
+  std::string recipe;
+  Result<workload::Workload> w = o.to_target && req.task == workload::Task::train
+                                     ? load_benchmark_workload(o.model, in, &recipe)
+                                     : load_workload(o.model, in);
   if (!w) {
     Error e = w.error();
     if (e.context.empty()) e.context = "--model";
     return report_error(e);
+  }
+  if (o.lora && w->id.find("(LoRA)") == std::string::npos) {
+    const bool any = std::any_of(w->ops.begin(), w->ops.end(), [](const workload::Operator& op) { return op.params > 0; });
+    if (!any) return report_error({Errc::invalid_input, "'" + w->id + "' has no weights to put adapters on", "--lora"});
+    *w = workload::with_lora(std::move(*w));
   }
   req.workload = &*w;
   req.global_batch = o.global_batch;
@@ -358,6 +371,9 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
     return report_error({Errc::invalid_input, "--to-target needs --task train", "--to-target"});
   Result<model::Prediction> p = model::predict(req);
   if (!p) return report_error(p.error());
+  if (!recipe.empty()) p->assumptions.push_back({"training_recipe", recipe, "docs/model.md#time-to-train"});
+  else if (o.lora)
+    p->assumptions.push_back({"training_recipe", "LoRA adapters on frozen weights", "docs/model.md#lora"});
   std::optional<ToTarget> tt;
   if (o.to_target) {
     Result<std::vector<model::ConvergencePoint>> rcps = load_rcps();
@@ -446,6 +462,9 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_flag("--to-target", o->to_target,
                 "Training: minutes to the MLPerf Training quality target (MLCommons reference convergence points "
                 "at the global batch; resnet50, bert-large, retinanet, stable-diffusion-v2, gpt-3-175b, llama-2-70b, dlrm-v2)");
+  sub->add_flag("--lora", o->lora,
+                "Training: fine-tune LoRA adapters on frozen weights (input gradients only through the base "
+                "weights, no optimizer state for them); --to-target on llama-2-70b implies it, as MLPerf trains it");
   sub->add_option("--top", o->top, "Operators listed in the table (default 10)");
   sub->add_flag("--json", o->json, "Machine-readable output (contract in docs/model.md#json)");
   sub->footer(
@@ -456,7 +475,8 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
       "  rooftop predict --model llama-2-7b --accelerator nvidia-a100-sxm4-80gb --count 8 --task train --batch 4 \\\n"
       "      --grad-accumulation 8 --straggler-cv 0.05\n"
       "  rooftop predict --model gpt-3-175b --accelerator h100 --count 1024 --task train --plan tp=8,pp=8,ga=16\n"
-      "  rooftop predict --model bert-large --accelerator a100-80gb --count 8 --task train --seq 512 --global-batch 448 --to-target");
+      "  rooftop predict --model bert-large --accelerator a100-80gb --count 8 --task train --seq 512 --global-batch 448 --to-target\n"
+      "  rooftop predict --model llama-2-70b --accelerator h100 --count 8 --task train --global-batch 8 --to-target");
   return {sub, [o, &global, sub] {
             o->scenario_given = sub->count("--scenario") > 0;
             return run_predict(*o, global);

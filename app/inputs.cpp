@@ -49,6 +49,28 @@ Result<workload::Workload> load_workload(const std::string& ref, const WorkloadI
   return workload::build_zoo(ref, in.build);
 }
 
+Result<workload::Workload> load_benchmark_workload(const std::string& ref, WorkloadInputs in, std::string* applied) {
+  Result<workload::Workload> w = load_workload(ref, in);
+  if (!w) return w;
+  const model::Benchmark* b = model::mlperf_benchmark(w->id);
+  if (!b) return w;
+  std::string how;
+  const bool seq = !in.build.seq_len && b->train_seq_len > 0 && b->train_seq_len != w->seq_len;
+  const bool pairs = !in.build.pairs_per_sample && b->pairs_per_sample > 0;
+  if (seq || pairs) {
+    if (seq) in.build.seq_len = b->train_seq_len, how += std::to_string(b->train_seq_len) + "-token sequences";
+    if (pairs) in.build.pairs_per_sample = b->pairs_per_sample;
+    w = load_workload(ref, in);
+    if (!w) return w;
+  }
+  if (b->lora) {
+    *w = workload::with_lora(std::move(*w));
+    how += std::string(how.empty() ? "" : ", ") + "LoRA adapters on frozen weights";
+  }
+  if (applied) *applied = how.empty() ? "" : "MLPerf " + std::string(b->benchmark) + " trains with " + how;
+  return w;
+}
+
 Result<std::vector<model::ConvergencePoint>> load_rcps() {
   for (const EmbeddedFile& f : embedded_files_under("mlperf/rcp.csv"))
     return model::parse_rcp(f.content, "embedded:" + std::string(f.path));

@@ -32,6 +32,14 @@ Result<onnx::ImportOptions> onnx_options(const WorkloadInputs& in);
 // or an ONNX file (*.onnx). Unknown ids answer with "did you mean".
 Result<workload::Workload> load_workload(const std::string& ref, const WorkloadInputs& in);
 
+// The workload as the MLPerf Training benchmark of `ref` trains it, for
+// time-to-target questions: the benchmark's sequence length and pairs per
+// sample unless `in` sets them, and LoRA adapters when the benchmark
+// fine-tunes with LoRA (llama2_70b_lora). Other models load unchanged.
+// `applied` (optional) says what was changed, for the output's assumptions.
+Result<workload::Workload> load_benchmark_workload(const std::string& ref, WorkloadInputs in,
+                                                   std::string* applied = nullptr);
+
 // MLCommons' reference convergence points, embedded from data/mlperf/rcp.csv.
 Result<std::vector<model::ConvergencePoint>> load_rcps();
 

@@ -98,6 +98,8 @@ Result<std::vector<ConvergencePoint>> parse_rcp(std::string_view csv, const std:
 }
 
 const Benchmark* mlperf_benchmark(std::string_view model_id) {
+  // A training recipe decorates the id ("llama-2-70b (LoRA)", workload::with_lora).
+  if (const std::size_t recipe = model_id.find(" ("); recipe != std::string_view::npos) model_id = model_id.substr(0, recipe);
   for (const Benchmark& b : kBenchmarks)
     if (model_id == b.model_id) return &b;
   return nullptr;

@@ -49,7 +49,8 @@ struct Benchmark {
   double eval_samples;
   const char* eval_source;
 };
-// The benchmark a zoo model trains in MLPerf, or nullptr.
+// The benchmark a zoo model trains in MLPerf, or nullptr (an id a training
+// recipe decorates, "llama-2-70b (LoRA)", is its model's).
 const Benchmark* mlperf_benchmark(std::string_view model_id);
 
 struct SamplesToTarget {

@@ -44,6 +44,31 @@ assert abs(t["eval_s"] + 5390 * step - ttt) <= 1e-3 * ttt, (t, ttt)
 assert abs(t["minutes"] * 60 - ttt) <= 0.01 * ttt, (t["minutes"] * 60, ttt)
 PY
 
+# Llama-2-70B's MLPerf benchmark fine-tunes LoRA adapters on 8,192-token
+# sequences: advise prices that recipe, and predict --to-target gives the
+# best candidate's minutes with the same recipe.
+sed 's/model: bert-large/model: llama-2-70b/; s/global_batch: 448/global_batch: 8/; s/max_devices: 16/max_devices: 8/; s/deadline_hours: 1/deadline_hours: 3/' \
+  "$SRC/tests/data/advise/bert-mlperf-target.yaml" > lora.yaml
+"$ROOFTOP" advise lora.yaml --json > lora.json
+python3 - <<'PY' > lora_args.txt
+import json
+d = json.load(open("lora.json"))
+assert d["candidates"], d["rejected"]
+best = d["candidates"][0]
+print(best["accelerator"], best["count"], best["plan"], best["train"]["time_to_train_s"])
+PY
+read -r acc count plan ttt < lora_args.txt
+"$ROOFTOP" predict --model llama-2-70b --accelerator "$acc" --count "$count" --task train --plan "$plan" --straggler-cv 0.05 --to-target --json > lora_predict.json
+python3 - "$ttt" <<'PY'
+import json, sys
+ttt = float(sys.argv[1])
+p = json.load(open("lora_predict.json"))
+assert p["model"] == "llama-2-70b (LoRA)", p["model"]
+names = {k: v["value"] for k, v in p["assumptions"].items()}
+assert "8192-token sequences" in names["training_recipe"] and "LoRA" in names["training_recipe"], names
+assert abs(p["time_to_train"]["minutes"] * 60 - ttt) <= 0.01 * ttt, (p["time_to_train"]["minutes"] * 60, ttt)
+PY
+
 expect_2() {  # expect_2 PATTERN FILE: exit code 2 and PATTERN on stderr
   local rc=0
   "$ROOFTOP" advise "$2" > out.txt 2> err.txt || rc=$?

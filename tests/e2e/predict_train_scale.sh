@@ -34,6 +34,23 @@ assert t["global_batch"] == 448 and t["minutes"] > 0, t
 assert abs(t["evaluations"] - t["samples"] / 150000) < 1e-9, t
 assert t["eval_s"] > 0 and abs(t["minutes"] * 60 - (t["train_s"] + t["eval_s"])) < 1e-6 * t["minutes"] * 60, t
 PY
+# Llama-2-70B to its MLPerf target is the LoRA benchmark: predict prices the
+# same recipe as validate's row for 8 x H100 at global batch 8, and --lora
+# alone (no target) gives the same step; --lora needs --task train.
+"$ROOFTOP" predict --model llama-2-70b --accelerator h100 --count 8 --task train --global-batch 8 --to-target --json > lora.json
+"$ROOFTOP" predict --model llama-2-70b --accelerator h100 --count 8 --task train --global-batch 8 --seq 8192 --lora --json > lora_flag.json
+"$ROOFTOP" predict --model llama-2-70b --accelerator h100 --count 8 --task train --global-batch 8 --json > full.json 2>&1 || true
+python3 - <<'PY'
+import json
+a, b = json.load(open("lora.json")), json.load(open("lora_flag.json"))
+assert a["model"] == "llama-2-70b (LoRA)" and a["time_to_train"]["minutes"] > 0, a["model"]
+assert abs(a["latency_s"] - b["latency_s"]) <= 1e-9 * a["latency_s"], (a["latency_s"], b["latency_s"])
+assert b["memory"]["gradients_bytes"] == 0, b["memory"]   # frozen weights: no gradients
+PY
+grep -q "does not fit" full.json   # full fine-tuning of 70B does not fit 8 x 80 GB
+rc=0; "$ROOFTOP" predict --model llama-2-70b --accelerator h100 --lora 2> err.txt || rc=$?
+[ "$rc" -eq 2 ] && grep -q "needs --task train" err.txt
+
 # Stable Diffusion evaluates offline: no evaluation in the timed region.
 "$ROOFTOP" predict --model stable-diffusion-v2 --accelerator h100 --count 8 --task train --global-batch 256 --to-target > sd.txt
 grep -q "time to MLPerf target .* 0 evaluations taking 0 s" sd.txt
