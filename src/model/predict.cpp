@@ -522,6 +522,10 @@ Result<Precision> default_precision(const catalog::Accelerator& a, workload::Tas
     }
     if (best_peak > 0) return best;
     if (a.supports(Precision::fp32)) return Precision::fp32;
+    // A part whose catalog knows only 4-bit rates (a new part's launch
+    // figures): infer at the 4-bit format it has.
+    for (Precision p : {Precision::fp4, Precision::int4})
+      if (a.supports(p)) return p;
   }
   return make_error(Errc::unsupported, "'" + a.id + "' has no suitable precision for " +
                                            std::string(workload::to_string(task)) + "; it has: " +

@@ -57,6 +57,12 @@ TEST(Predict, DefaultPrecision) {
   a.peak_flop_per_s[static_cast<std::size_t>(Precision::int8)] = {200e12, "test"};
   EXPECT_EQ(*default_precision(a, workload::Task::infer), Precision::int8);
   EXPECT_EQ(*default_precision(a, workload::Task::train), Precision::bf16);
+  // A part the catalog knows only at 4 bits infers at 4 bits; training needs a 16- or 32-bit rate.
+  catalog::Accelerator four = test_gpu();
+  for (auto& peak : four.peak_flop_per_s) peak = {};
+  four.peak_flop_per_s[static_cast<std::size_t>(Precision::fp4)] = {1000e12, "test"};
+  EXPECT_EQ(*default_precision(four, workload::Task::infer), Precision::fp4);
+  EXPECT_FALSE(default_precision(four, workload::Task::train));
 }
 
 TEST(Predict, UnsupportedPrecisionNamesTheOnesItHas) {
