@@ -160,6 +160,17 @@ TEST(Collectives, AcrossDomainsAreHierarchical) {
   EXPECT_NEAR(detail::collective_s(Collective::p2p, S, 2, 8, f), S / out + 5e-6, 1e-12);
 }
 
+// A training request for `count` devices, without per-operator detail.
+Request train_request(const catalog::Accelerator& a, const workload::Workload& w, int count) {
+  Request r;
+  r.accelerator = &a;
+  r.workload = &w;
+  r.task = workload::Task::train;
+  r.count = count;
+  r.detail = false;
+  return r;
+}
+
 // A training step by hand: one matmul layer on the test GPU.
 struct Step {
   catalog::Accelerator a = test_gpu();
@@ -248,12 +259,7 @@ TEST(TrainingSchedule, TensorParallelStaysInsideTheDomainUnlessForced) {
   workload::Workload w = matmul_model(2e11);  // 3.2 TB of training state: needs sharding
   w.heads = 64;
   w.layers = 64;
-  Request r;
-  r.accelerator = &a;
-  r.workload = &w;
-  r.task = workload::Task::train;
-  r.count = 64;
-  r.detail = false;
+  Request r = train_request(a, w, 64);
   Prediction p = *predict(r);
   EXPECT_LE(p.parallelism.tensor, 8);
   EXPECT_NE(p.communication.link.find("TestNet"), std::string::npos);
@@ -272,12 +278,7 @@ TEST(TrainingSchedule, SearchInterleavesStagesWhenTheBubbleCostsMore) {
   workload::Workload w = matmul_model(2e10);
   w.heads = 8;
   w.layers = 48;
-  Request r;
-  r.accelerator = &a;
-  r.workload = &w;
-  r.task = workload::Task::train;
-  r.count = 8;
-  r.detail = false;
+  Request r = train_request(a, w, 8);
   r.plan = *parse_plan("dp=1,tp=1,pp=8,mb=1,ga=8,zero=0,recompute=none");
   Prediction p = *predict(r);
   EXPECT_GT(p.plan.vp, 1);
@@ -298,12 +299,7 @@ TEST(TrainingSchedule, PredictWithTheSearchedPlanReproducesIt) {
   workload::Workload w = matmul_model(3e10);
   w.heads = 32;
   w.layers = 32;
-  Request r;
-  r.accelerator = &a;
-  r.workload = &w;
-  r.task = workload::Task::train;
-  r.count = 16;
-  r.detail = false;
+  Request r = train_request(a, w, 16);
   Prediction searched = *predict(r);
   r.plan = *parse_plan(to_string(searched.plan));
   Prediction again = *predict(r);
