@@ -7,12 +7,12 @@
 // and clock), so a number and its citation cannot drift apart.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "cited_figure.h"
 #include "core/precision.h"
 
 namespace rooftop::catalog::coverage_parts_test {
@@ -20,14 +20,8 @@ namespace {
 
 constexpr double kGiB = 1073741824.0;
 
-const Catalog& shipped() {
-  static const Catalog catalog = [] {
-    Result<Catalog> c = load_catalog(embedded_sources(), {});
-    EXPECT_TRUE(c.has_value()) << (c ? "" : c.error().message + " at " + c.error().context);
-    return c ? *c : Catalog{};
-  }();
-  return catalog;
-}
+using Cited = test::CitedFigure;
+using test::shipped_catalog;
 
 // One figure in the file's units: a precision in TFLOP/s (TOPS), "capacity"
 // GB, "bandwidth" GB/s, "power" W, "link"/"host" GB/s per direction,
@@ -54,15 +48,6 @@ const Sourced* figure_of(const Accelerator& a, const std::string& field, double*
   if (field == "domain") return &a.domain.devices;
   return nullptr;
 }
-
-struct Cited {
-  const char* id;
-  const char* field;
-  double value;       // as the source states it, or as the formula gives it
-  const char* key;    // the source key the entry names
-  const char* quote;  // words of that citation stating the value or its inputs
-  bool derived;       // the entry carries a formula
-};
 
 const std::vector<Cited> kCited = {
     // H100 NVL: NVIDIA's table marks Tensor Core rows '*' (with sparsity): dense = / 2.
@@ -144,18 +129,12 @@ const std::vector<Cited> kCited = {
 
 TEST(CoverageParts, FiguresAgreeWithTheSourceTheyCite) {
   for (const Cited& f : kCited) {
-    const Accelerator* a = shipped().find(f.id);
+    const Accelerator* a = shipped_catalog().find(f.id);
     ASSERT_NE(a, nullptr) << f.id;
     double scale = 1;
     const Sourced* s = figure_of(*a, f.field, &scale);
     ASSERT_NE(s, nullptr) << "unknown field " << f.field;
-    ASSERT_TRUE(s->known()) << f.id << " " << f.field << " is unknown";
-    EXPECT_LE(std::fabs(*s->value / scale - f.value) / f.value, 0.01)
-        << f.id << " " << f.field << " = " << *s->value / scale << ", source gives " << f.value;
-    EXPECT_EQ(source_key(*a, s->source), f.key) << f.id << " " << f.field;
-    EXPECT_NE(s->source.find(f.quote), std::string::npos)
-        << f.id << " " << f.field << ": citation '" << f.key << "' does not contain \"" << f.quote << "\"";
-    EXPECT_EQ(!s->derived.empty(), f.derived) << f.id << " " << f.field << " formula: '" << s->derived << "'";
+    test::expect_agrees_with_citation(*a, *s, scale, f);
   }
 }
 
@@ -171,7 +150,7 @@ TEST(CoverageParts, LaunchYearsAgreeWithTheSourceTheyCite) {
       {"intel-gpu-max-1550", "'Intel Data Center GPU Max 1550,Intel,GPU,,2023-01-10'", 2023},
   };
   for (const auto& y : years) {
-    const Accelerator* a = shipped().find(y.id);
+    const Accelerator* a = shipped_catalog().find(y.id);
     ASSERT_NE(a, nullptr) << y.id;
     ASSERT_TRUE(a->launch_year.has_value()) << y.id;
     EXPECT_EQ(*a->launch_year, y.year) << y.id;
@@ -182,7 +161,7 @@ TEST(CoverageParts, LaunchYearsAgreeWithTheSourceTheyCite) {
 // A rented price names where and when it was read: H100 NVL is Azure's
 // one-GPU NC40ads H100 v5 VM, whose GPU Microsoft names in the same citation.
 TEST(CoverageParts, CloudPriceNamesProviderRegionAndDate) {
-  const Accelerator* a = shipped().find("nvidia-h100-nvl-94gb");
+  const Accelerator* a = shipped_catalog().find("nvidia-h100-nvl-94gb");
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->price.cloud_provider, "azure");
   EXPECT_EQ(a->price.cloud_region, "eastus");
@@ -196,7 +175,7 @@ TEST(CoverageParts, CloudPriceNamesProviderRegionAndDate) {
 TEST(CoverageParts, EveryPartCanBePredicted) {
   for (const char* id : {"nvidia-h100-nvl-94gb", "nvidia-h200-nvl-141gb", "nvidia-a30", "amd-mi300a",
                          "intel-gpu-max-1550", "nvidia-jetson-agx-thor", "groq-lpu"}) {
-    const Accelerator* a = shipped().find(id);
+    const Accelerator* a = shipped_catalog().find(id);
     ASSERT_NE(a, nullptr) << id;
     EXPECT_TRUE(a->peak(Precision::fp16).known() || a->peak(Precision::bf16).known()) << id << " has no 16-bit peak";
     EXPECT_TRUE(a->peak(Precision::int8).known() || a->peak(Precision::fp8).known()) << id << " has no 8-bit peak";
@@ -209,7 +188,7 @@ TEST(CoverageParts, EveryPartCanBePredicted) {
     }
   }
   // Multi-chip Groq runs need the chip-to-chip link.
-  const Accelerator* groq = shipped().find("groq-lpu");
+  const Accelerator* groq = shipped_catalog().find("groq-lpu");
   ASSERT_NE(groq, nullptr);
   EXPECT_TRUE(groq->scale_up.bytes_per_s_per_direction.known());
 }
