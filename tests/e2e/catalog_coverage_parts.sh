@@ -42,3 +42,14 @@ grep -q "^llama-2-7b on 1 x intel-gpu-max-1550: infer bf16" out.txt
 grep -q '^price.cloud  *sky  *\$6.98/h (2026-12-01, azure, eastus)$' nvl.out
 "$ROOFTOP" catalog show max-1550 > pvc.out
 grep -q "^compute.bf16  *derived  *838.9 TFLOP/s (derived: 4096 BF16 ops per clock per Xe-core (XMX) x 128 Xe-cores x 1.6 GHz" pvc.out
+
+# GB10 (DGX Spark): NVIDIA publishes FP32 and sparse FP4 only; FP32 runs, an
+# FP16 request fails naming the part (exit 2), and the catalog says why.
+predict --model llama-2-7b --accelerator dgx-spark --precision fp32
+grep -q "^llama-2-7b on 1 x nvidia-gb10-dgx-spark: infer fp32" out.txt
+rc=0
+"$ROOFTOP" predict --model llama-2-7b --accelerator dgx-spark --precision fp16 > spark.out 2> spark.err || rc=$?
+[ "$rc" -eq 2 ]
+grep -q "'nvidia-gb10-dgx-spark' has no fp16 peak in the catalog; it has: fp32, fp4" spark.err
+"$ROOFTOP" catalog list --missing > missing.out
+grep -q "^nvidia-gb10-dgx-spark  *compute.fp16  *NVIDIA publishes only the sparse FP4 headline" missing.out

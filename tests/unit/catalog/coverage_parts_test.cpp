@@ -1,10 +1,11 @@
 // Parts added for coverage (H100 NVL, H200 NVL, A30, MI300A, Data Center GPU
-// Max 1550) and figures filled where the model tripped (Jetson AGX Thor's
-// non-FP4 peaks, Groq's chip-to-chip link): every number is checked against
-// the words of the source the entry cites, the way embedded_catalog_test.cpp
-// checks its sourced_figures.inc. Each value is what the source states, or
-// what its formula gives (a sparse figure halved, a per-core rate times cores
-// and clock), so a number and its citation cannot drift apart.
+// Max 1550, GB10 / DGX Spark) and figures filled where the model tripped
+// (Jetson AGX Thor's non-FP4 peaks, Groq's chip-to-chip link): every number is
+// checked against the words of the source the entry cites, the way
+// embedded_catalog_test.cpp checks its sourced_figures.inc. Each value is what
+// the source states, or what its formula gives (a sparse figure halved, a
+// per-core rate times cores and clock), so a number and its citation cannot
+// drift apart.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -25,7 +26,7 @@ using test::shipped_catalog;
 
 // One figure in the file's units: a precision in TFLOP/s (TOPS), "capacity"
 // GB, "bandwidth" GB/s, "power" W, "link"/"host" GB/s per direction,
-// "cloud_price" USD/hour, "units" a count. Null for an unknown name.
+// "cloud_price" USD/hour, "list_price" USD, "units" a count. Null for an unknown name.
 const Sourced* figure_of(const Accelerator& a, const std::string& field, double* scale) {
   *scale = 1;
   if (std::optional<Precision> p = parse_precision(field)) {
@@ -43,6 +44,7 @@ const Sourced* figure_of(const Accelerator& a, const std::string& field, double*
   }
   if (field == "power") return &a.power_w;
   if (field == "cloud_price") return &a.price.cloud_usd_per_hour;
+  if (field == "list_price") return &a.price.list_usd;
   if (field == "units") return &a.compute_units;
   if (field == "peers") return &a.domain.peers;
   if (field == "domain") return &a.domain.devices;
@@ -117,6 +119,13 @@ const std::vector<Cited> kCited = {
     {"intel-gpu-max-1550", "bandwidth", 3276.8, "gk", "'3.2768 TB/s'", false},
     {"intel-gpu-max-1550", "power", 600, "gk", "'600 W maximum'", false},
     {"intel-gpu-max-1550", "host", 64, "gk", "'1x16 PCIe Gen5", false},
+    // GB10: NVIDIA publishes the sparse FP4 headline and FP32 only (Hot Chips 2025).
+    {"nvidia-gb10-dgx-spark", "fp4", 1000 / 2.0, "reg", "roughly 1 petaFLOP of peak FP4 performance with sparsity", true},
+    {"nvidia-gb10-dgx-spark", "fp32", 31, "reg", "about 31 teraFLOPS of single precision compute (FP32)", false},
+    {"nvidia-gb10-dgx-spark", "capacity", 128, "aii", "'128 GB LPDDR5x unified, 273 GB/s'", false},
+    {"nvidia-gb10-dgx-spark", "bandwidth", 273, "aii", "'128 GB LPDDR5x unified, 273 GB/s'", false},
+    {"nvidia-gb10-dgx-spark", "power", 140, "aii", "(~140 W TDP)", false},
+    {"nvidia-gb10-dgx-spark", "list_price", 3999, "aii", "'lists at ~$3,999 for the Founders Edition'", false},
     // Jetson AGX Thor: NVIDIA's T5000 table (稀疏 = sparse, 稠密 = dense).
     {"nvidia-jetson-agx-thor", "fp4", 1035, "ds", "1035 TFLOPS (稠密 FP4 | 稀疏 FP8 | 稀疏 INT8)", false},
     {"nvidia-jetson-agx-thor", "fp8", 517, "ds", "517 TFLOPs (稠密 FP8 | 稀疏 FP16)", false},
@@ -148,6 +157,7 @@ TEST(CoverageParts, LaunchYearsAgreeWithTheSourceTheyCite) {
       {"nvidia-a30", "'\"status\": \"available\"'", 2021},
       {"amd-mi300a", "'AMD Instinct MI300A,AMD,GPU,,2023-01-04", 2023},
       {"intel-gpu-max-1550", "'Intel Data Center GPU Max 1550,Intel,GPU,,2023-01-10'", 2023},
+      {"nvidia-gb10-dgx-spark", "nvidia_gtc_2025_session", 2025},
   };
   for (const auto& y : years) {
     const Accelerator* a = shipped_catalog().find(y.id);
@@ -158,9 +168,14 @@ TEST(CoverageParts, LaunchYearsAgreeWithTheSourceTheyCite) {
   }
 }
 
-// A rented price names where and when it was read: H100 NVL is Azure's
-// one-GPU NC40ads H100 v5 VM, whose GPU Microsoft names in the same citation.
-TEST(CoverageParts, CloudPriceNamesProviderRegionAndDate) {
+// A price names when it was read; a rented one also where: H100 NVL is
+// Azure's one-GPU NC40ads H100 v5 VM, whose GPU Microsoft names in the same
+// citation; GB10 is the DGX Spark Founders Edition's list price.
+TEST(CoverageParts, PricesNameTheirDate) {
+  const Accelerator* spark = shipped_catalog().find("nvidia-gb10-dgx-spark");
+  ASSERT_NE(spark, nullptr);
+  EXPECT_EQ(spark->price.list_date, "2026-06");
+  EXPECT_FALSE(spark->price.cloud_usd_per_hour.missing_reason.empty());
   const Accelerator* a = shipped_catalog().find("nvidia-h100-nvl-94gb");
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->price.cloud_provider, "azure");
@@ -191,6 +206,17 @@ TEST(CoverageParts, EveryPartCanBePredicted) {
   const Accelerator* groq = shipped_catalog().find("groq-lpu");
   ASSERT_NE(groq, nullptr);
   EXPECT_TRUE(groq->scale_up.bytes_per_s_per_direction.known());
+}
+
+// GB10's tensor rates other than sparse FP4 are unpublished: each says so,
+// which advise quotes when it rejects the part for a 16- or 8-bit workload.
+TEST(CoverageParts, UnpublishedGb10RatesSayWhy) {
+  const Accelerator* a = shipped_catalog().find("nvidia-gb10-dgx-spark");
+  ASSERT_NE(a, nullptr);
+  for (Precision p : {Precision::fp16, Precision::bf16, Precision::fp8, Precision::int8}) {
+    EXPECT_FALSE(a->peak(p).known()) << to_string(p);
+    EXPECT_NE(a->peak(p).missing_reason.find("only the sparse FP4 headline"), std::string::npos) << to_string(p);
+  }
 }
 
 }  // namespace
