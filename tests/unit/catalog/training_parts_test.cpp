@@ -12,19 +12,14 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "cited_figure.h"
 #include "core/precision.h"
 
 namespace rooftop::catalog::training_parts_test {
 namespace {
 
-const Catalog& shipped_catalog() {
-  static const Catalog catalog = [] {
-    Result<Catalog> c = load_catalog(embedded_sources(), {});
-    EXPECT_TRUE(c.has_value()) << (c ? "" : c.error().message + " at " + c.error().context);
-    return c ? *c : Catalog{};
-  }();
-  return catalog;
-}
+using test::CitedFigure;
+using test::shipped_catalog;
 
 // One figure in the file's units: a precision ("bf16") in TFLOP/s, "link"
 // (scale-up) and "scale_out" in GB/s per direction, the domain's "domain"
@@ -44,15 +39,6 @@ const Sourced* system_figure(const Accelerator& a, const std::string& field, dou
   if (field == "devices_per_node") return &a.devices_per_node;
   return nullptr;
 }
-
-struct CitedFigure {
-  const char* id;
-  const char* field;
-  double value;       // as the source states it, or as the formula gives it
-  const char* key;    // the source key the entry names
-  const char* quote;  // words of that citation that state the value or its inputs
-  bool derived;       // the entry carries a formula
-};
 
 const std::vector<CitedFigure> kCitedFigures = {
     // GB300: dense per-GPU 16-bit and TF32 rates, the NVL72 domain, one 800 Gb/s NIC per GPU.
@@ -108,14 +94,7 @@ TEST(TrainingParts, FiguresAgreeWithTheSourceTheyCite) {
     double scale = 1;
     const Sourced* figure = system_figure(*a, f.field, &scale);
     ASSERT_NE(figure, nullptr) << "unknown field " << f.field;
-    const Sourced& s = *figure;
-    ASSERT_TRUE(s.known()) << f.id << " " << f.field << " is unknown";
-    EXPECT_LE(std::fabs(*s.value / scale - f.value) / f.value, 0.01)
-        << f.id << " " << f.field << " = " << *s.value / scale << ", source gives " << f.value;
-    EXPECT_EQ(source_key(*a, s.source), f.key) << f.id << " " << f.field;
-    EXPECT_NE(s.source.find(f.quote), std::string::npos)
-        << f.id << " " << f.field << ": citation '" << f.key << "' does not contain \"" << f.quote << "\"";
-    EXPECT_EQ(!s.derived.empty(), f.derived) << f.id << " " << f.field << " formula: '" << s.derived << "'";
+    test::expect_agrees_with_citation(*a, *figure, scale, f);
   }
 }
 
