@@ -455,14 +455,23 @@ Unexpected does_not_fit(const Setup& s, const Plan& plan, int count) {
                     " (plan " + to_string(plan) + "), which has " + gib(m.usable_bytes) + " usable (" +
                     plain(kUsableMemoryFraction * 100) + " % of " + gib(m.capacity_bytes) + "), short by " +
                     gib(m.required_bytes - m.usable_bytes);
-  for (int t = count + 1; t <= (1 << 20); t = t < 2 ? 2 : t * 2) {
+  // A larger count that would fit: tensor parallel over more devices, only
+  // at degrees the model allows (dividing its attention heads).
+  const int heads = s.w->heads;
+  bool suggested = false;
+  for (int t = count + 1; t <= (1 << 20) && (heads <= 0 || t <= heads); t = heads > 0 ? t + 1 : (t < 2 ? 2 : t * 2)) {
+    if (heads > 0 && heads % t != 0) continue;
     Plan wide = plan;
     wide.tp = t, wide.dp = 1, wide.pp = 1, wide.zero = 0;
     if (plan_memory(s, wide).fits) {
       msg += "; try --count " + std::to_string(t);
+      suggested = true;
       break;
     }
   }
+  if (!suggested && heads > 0 && s.task == Task::infer)
+    msg += "; tensor parallel stops at the " + std::to_string(heads) +
+           " attention heads and pipeline-parallel inference (layers spread over more devices) is not modelled";
   return make_error(Errc::invalid_input, msg, "--count");
 }
 
@@ -835,7 +844,12 @@ Result<Prediction> predict(const Request& req) {
       if (s.req.scenario == Scenario::single_stream || spec.mb) break;
     }
     if (found.empty()) {
-      Plan p = planned(spec.tp.value_or(count));
+      // The widest degree the model allows (a tensor-parallel rank holds at
+      // least one attention head), not `count` itself.
+      int widest = 1;
+      for (int t : tps)
+        if (check_plan(s, planned(t), count)) widest = std::max(widest, t);
+      Plan p = planned(spec.tp.value_or(widest));
       if (spec.tp) ROOFTOP_TRY(check_plan(s, p, count));
       else p.dp = 1;
       return does_not_fit(s, p, count);

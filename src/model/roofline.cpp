@@ -162,9 +162,11 @@ std::string precision_list(const catalog::Accelerator& a) {
 
 Result<void> check_device(const catalog::Accelerator& a, Precision p) {
   if (!a.supports(p)) {
+    // The entry's own reason when it gives one ("NVIDIA publishes no FP16 rate for ...").
+    const std::string& why = a.peak(p).missing_reason;
     return make_error(Errc::unsupported,
-                      "'" + a.id + "' has no " + std::string(to_string(p)) +
-                          " peak in the catalog; it has: " + precision_list(a),
+                      "'" + a.id + "' has no " + std::string(to_string(p)) + " peak in the catalog" +
+                          (why.empty() ? "" : " (" + why + ")") + "; it has: " + precision_list(a),
                       "--precision");
   }
   if (!a.memory_bytes_per_s.known() || *a.memory_bytes_per_s.value <= 0) {

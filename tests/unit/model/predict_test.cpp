@@ -76,6 +76,11 @@ TEST(Predict, UnsupportedPrecisionNamesTheOnesItHas) {
   EXPECT_NE(p.error().message.find("fp8"), std::string::npos);
   EXPECT_NE(p.error().message.find("fp16"), std::string::npos);
   EXPECT_NE(p.error().message.find("bf16"), std::string::npos);
+  // The catalog's reason for the missing rate is quoted.
+  a.peak_flop_per_s[static_cast<std::size_t>(Precision::fp8)].missing_reason = "the vendor publishes no FP8 rate";
+  p = predict(r);
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("(the vendor publishes no FP8 rate)"), std::string::npos) << p.error().message;
 }
 
 TEST(Predict, MissingBandwidthIsAClearError) {
@@ -115,6 +120,22 @@ TEST(Predict, DoesNotFitSaysByHowMuchAndSuggestsCount) {
   EXPECT_EQ(p.error().code, Errc::invalid_input);
   EXPECT_NE(p.error().message.find("short by"), std::string::npos);
   EXPECT_NE(p.error().message.find("try --count 4"), std::string::npos);
+  // With 8 attention heads, tensor parallel stops at 8: more devices than
+  // that cannot hold it either, and the message says why instead of
+  // suggesting a count that does not divide the heads.
+  w.heads = 8;
+  r.count = 6;
+  p = predict(r);
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("try --count 8"), std::string::npos) << p.error().message;
+  w = matmul_model(1e12);  // 2 TB of fp16 weights: 250 GB per device at tp = 8
+  w.heads = 8;
+  r.count = 64;
+  p = predict(r);
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("tp=8,"), std::string::npos) << p.error().message;
+  EXPECT_EQ(p.error().message.find("try --count"), std::string::npos) << p.error().message;
+  EXPECT_NE(p.error().message.find("tensor parallel stops at the 8 attention heads"), std::string::npos);
 }
 
 TEST(Predict, TensorParallelWhenOneDeviceCannotHoldIt) {
