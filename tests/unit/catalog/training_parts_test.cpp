@@ -6,53 +6,17 @@
 // embedded_catalog_test.cpp checks the figures of its sourced_figures.inc.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <optional>
-#include <string>
 #include <vector>
 
 #include "catalog/catalog.h"
 #include "core/precision.h"
+#include "unit/catalog/cited_figures.h"
 
 namespace rooftop::catalog::training_parts_test {
 namespace {
 
-const Catalog& shipped_catalog() {
-  static const Catalog catalog = [] {
-    Result<Catalog> c = load_catalog(embedded_sources(), {});
-    EXPECT_TRUE(c.has_value()) << (c ? "" : c.error().message + " at " + c.error().context);
-    return c ? *c : Catalog{};
-  }();
-  return catalog;
-}
-
-// One figure in the file's units: a precision ("bf16") in TFLOP/s, "link"
-// (scale-up) and "scale_out" in GB/s per direction, the domain's "domain"
-// and "peers" and "devices_per_node" as counts. Null for an unknown name.
-const Sourced* system_figure(const Accelerator& a, const std::string& field, double* scale) {
-  *scale = 1;
-  if (std::optional<Precision> p = parse_precision(field)) {
-    *scale = 1e12;
-    return &a.peak(*p);
-  }
-  if (field == "link" || field == "scale_out") {
-    *scale = 1e9;
-    return field == "link" ? &a.scale_up.bytes_per_s_per_direction : &a.scale_out.bytes_per_s_per_direction;
-  }
-  if (field == "domain") return &a.domain.devices;
-  if (field == "peers") return &a.domain.peers;
-  if (field == "devices_per_node") return &a.devices_per_node;
-  return nullptr;
-}
-
-struct CitedFigure {
-  const char* id;
-  const char* field;
-  double value;       // as the source states it, or as the formula gives it
-  const char* key;    // the source key the entry names
-  const char* quote;  // words of that citation that state the value or its inputs
-  bool derived;       // the entry carries a formula
-};
+using cited::CitedFigure;
+using cited::shipped_catalog;
 
 const std::vector<CitedFigure> kCitedFigures = {
     // GB300: dense per-GPU 16-bit and TF32 rates, the NVL72 domain, one 800 Gb/s NIC per GPU.
@@ -101,23 +65,7 @@ const std::vector<CitedFigure> kCitedFigures = {
     {"huawei-ascend-910c", "scale_out", 400 / 8.0, "cm384", "400 Gbps of unidirectional RDMA bandwidth", true},
 };
 
-TEST(TrainingParts, FiguresAgreeWithTheSourceTheyCite) {
-  for (const CitedFigure& f : kCitedFigures) {
-    const Accelerator* a = shipped_catalog().find(f.id);
-    ASSERT_NE(a, nullptr) << f.id;
-    double scale = 1;
-    const Sourced* figure = system_figure(*a, f.field, &scale);
-    ASSERT_NE(figure, nullptr) << "unknown field " << f.field;
-    const Sourced& s = *figure;
-    ASSERT_TRUE(s.known()) << f.id << " " << f.field << " is unknown";
-    EXPECT_LE(std::fabs(*s.value / scale - f.value) / f.value, 0.01)
-        << f.id << " " << f.field << " = " << *s.value / scale << ", source gives " << f.value;
-    EXPECT_EQ(source_key(*a, s.source), f.key) << f.id << " " << f.field;
-    EXPECT_NE(s.source.find(f.quote), std::string::npos)
-        << f.id << " " << f.field << ": citation '" << f.key << "' does not contain \"" << f.quote << "\"";
-    EXPECT_EQ(!s.derived.empty(), f.derived) << f.id << " " << f.field << " formula: '" << s.derived << "'";
-  }
-}
+TEST(TrainingParts, FiguresAgreeWithTheSourceTheyCite) { cited::expect_cited(kCitedFigures); }
 
 // How each domain is wired decides how its collectives are priced
 // (docs/model.md#collectives): a switch, a full mesh over its peers, a torus.

@@ -1,0 +1,75 @@
+// A figure of a shipped catalog entry checked against the words of the
+// source it cites: the value within 1 %, the source key the entry names, a
+// quote that the citation contains, and whether the entry writes a formula.
+// Shared by the tests that check the figures filled for multi-device
+// training (training_parts_test.cpp, system_fields_test.cpp).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "core/precision.h"
+
+namespace rooftop::catalog::cited {
+
+inline const Catalog& shipped_catalog() {
+  static const Catalog catalog = [] {
+    Result<Catalog> c = load_catalog(embedded_sources(), {});
+    EXPECT_TRUE(c.has_value()) << (c ? "" : c.error().message + " at " + c.error().context);
+    return c ? *c : Catalog{};
+  }();
+  return catalog;
+}
+
+// One figure in the file's units: a precision ("bf16") in TFLOP/s, "link"
+// (scale-up) and "scale_out" in GB/s per direction, the domain's "domain"
+// and "peers" and "devices_per_node" as counts. Null for an unknown name.
+inline const Sourced* system_figure(const Accelerator& a, const std::string& field, double* scale) {
+  *scale = 1;
+  if (std::optional<Precision> p = parse_precision(field)) {
+    *scale = 1e12;
+    return &a.peak(*p);
+  }
+  if (field == "link" || field == "scale_out") {
+    *scale = 1e9;
+    return field == "link" ? &a.scale_up.bytes_per_s_per_direction : &a.scale_out.bytes_per_s_per_direction;
+  }
+  if (field == "domain") return &a.domain.devices;
+  if (field == "peers") return &a.domain.peers;
+  if (field == "devices_per_node") return &a.devices_per_node;
+  return nullptr;
+}
+
+struct CitedFigure {
+  const char* id;
+  const char* field;
+  double value;       // as the source states it, or as the formula gives it
+  const char* key;    // the source key the entry names
+  const char* quote;  // words of that citation that state the value or its inputs
+  bool derived;       // the entry carries a formula
+};
+
+inline void expect_cited(const std::vector<CitedFigure>& figures) {
+  for (const CitedFigure& f : figures) {
+    const Accelerator* a = shipped_catalog().find(f.id);
+    ASSERT_NE(a, nullptr) << f.id;
+    double scale = 1;
+    const Sourced* figure = system_figure(*a, f.field, &scale);
+    ASSERT_NE(figure, nullptr) << "unknown field " << f.field;
+    const Sourced& s = *figure;
+    ASSERT_TRUE(s.known()) << f.id << " " << f.field << " is unknown";
+    EXPECT_LE(std::fabs(*s.value / scale - f.value) / f.value, 0.01)
+        << f.id << " " << f.field << " = " << *s.value / scale << ", source gives " << f.value;
+    EXPECT_EQ(source_key(*a, s.source), f.key) << f.id << " " << f.field;
+    EXPECT_NE(s.source.find(f.quote), std::string::npos)
+        << f.id << " " << f.field << ": citation '" << f.key << "' does not contain \"" << f.quote << "\"";
+    EXPECT_EQ(!s.derived.empty(), f.derived) << f.id << " " << f.field << " formula: '" << s.derived << "'";
+  }
+}
+
+}  // namespace rooftop::catalog::cited
