@@ -72,4 +72,18 @@ inline void expect_cited(const std::vector<CitedFigure>& figures) {
   }
 }
 
+// How a part's scale-up domain is wired, as its reference system has it.
+struct ExpectedTopology {
+  const char* id;
+  Topology topology;
+};
+
+inline void expect_topologies(const std::vector<ExpectedTopology>& expected) {
+  for (const ExpectedTopology& e : expected) {
+    const Accelerator* a = shipped_catalog().find(e.id);
+    ASSERT_NE(a, nullptr) << e.id;
+    EXPECT_EQ(a->domain.topology, e.topology) << e.id << " is " << to_string(a->domain.topology);
+  }
+}
+
 }  // namespace rooftop::catalog::cited
