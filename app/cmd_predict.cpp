@@ -360,6 +360,14 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
     if (e.context.empty()) e.context = "--model";
     return report_error(e);
   }
+  if (o.lora && o.to_target) {
+    const model::Benchmark* b = model::mlperf_benchmark(w->id);
+    if (b && !b->lora)
+      return report_error({Errc::invalid_input,
+                           "MLPerf's " + std::string(b->benchmark) +
+                               " benchmark trains every weight: its convergence points do not apply to LoRA fine-tuning",
+                           "--lora"});
+  }
   if (o.lora && w->id.find("(LoRA)") == std::string::npos) {
     const bool any = std::any_of(w->ops.begin(), w->ops.end(), [](const workload::Operator& op) { return op.params > 0; });
     if (!any) return report_error({Errc::invalid_input, "'" + w->id + "' has no weights to put adapters on", "--lora"});

@@ -205,9 +205,15 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   const double tp_mb = tp_fwd + tensor_comm_s(s, plan, is_backward, b) / pp;
   // Pipeline: each micro-batch sends its boundary activation forward and its
   // gradient back (x vp with interleaved stages).
-  const double boundary = s.boundary_elems * b * bpe / (plan.sp ? plan.tp : 1);
+  // Each tensor-parallel rank sends 1/t of it: with sequence parallel the
+  // activation is already split; without, Megatron-LM's scatter/gather
+  // optimisation splits it before the send and all-gathers it inside the
+  // receiving stage's tensor group (Narayanan et al. SC'21, section 4.1).
+  const double boundary_all = s.boundary_elems * b * bpe;
+  const double regather =
+      plan.sp ? 0.0 : coll(detail::Collective::all_gather, boundary_all, plan.tp, 1);
   const double pp_mb =
-      plan.pp > 1 ? 2 * vp * coll(detail::Collective::p2p, boundary, 2, pp_stride) : 0;
+      plan.pp > 1 ? 2 * vp * (coll(detail::Collective::p2p, boundary_all / plan.tp, 2, pp_stride) + regather) : 0;
   // Expert parallel: dispatch and combine all-to-all per MoE layer, forward and backward.
   double ep_mb = 0;
   if (plan.ep > 1 && s.moe_layers > 0) {

@@ -2,7 +2,9 @@
 # Users never see the project's internal words: no "seed" (the RNG option
 # --seed aside), no validation row ids (PV-..., PT-...), no quoted example
 # cases. Checked in every golden expectation, in what `make run` prints, in
-# every example scenario's terminal output and report, and in README.md.
+# every example scenario's terminal output and report, in the catalog as
+# `catalog list --json` prints it (notes included), in the shipped traces'
+# comments and in README.md.
 # labels: advise golden
 # timeout: 600
 set -euo pipefail
@@ -18,6 +20,8 @@ for f in "$SRC"/data/scenarios/*.yaml; do
 done
 (cd "$SRC" && "$ROOFTOP" advise data/scenarios/default.yaml) >> "$out"   # make run
 "$ROOFTOP" catalog list >> "$out"
+"$ROOFTOP" catalog list --json >> "$out"
+grep -h '^#' "$SRC"/data/traces/*.csv >> "$out"
 python3 - "$out" "$SRC" <<'PY'
 import glob, re, sys
 out, src = sys.argv[1], sys.argv[2]

@@ -50,6 +50,8 @@ PY
 grep -q "does not fit" full.json   # full fine-tuning of 70B does not fit 8 x 80 GB
 rc=0; "$ROOFTOP" predict --model llama-2-70b --accelerator h100 --lora 2> err.txt || rc=$?
 [ "$rc" -eq 2 ] && grep -q "needs --task train" err.txt
+rc=0; "$ROOFTOP" predict --model gpt-3-175b --accelerator h100 --count 64 --task train --global-batch 1536 --lora --to-target 2> err.txt || rc=$?
+[ "$rc" -eq 2 ] && grep -q "gpt3 benchmark trains every weight" err.txt
 
 # Stable Diffusion evaluates offline: no evaluation in the timed region.
 "$ROOFTOP" predict --model stable-diffusion-v2 --accelerator h100 --count 8 --task train --global-batch 256 --to-target > sd.txt

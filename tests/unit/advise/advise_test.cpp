@@ -417,7 +417,7 @@ TEST(Advise, LatencyObjectiveAndNetworkRoundTrip) {
     EXPECT_LT(c.utilisation, 1.0);
     ASSERT_TRUE(c.cold_start_s);
   }
-  s.network_rtt_s[static_cast<int>(catalog::FormFactor::datacenter)] = 0.38;  // the seed's cloud round trip
+  s.network_rtt_s[static_cast<int>(catalog::FormFactor::datacenter)] = 0.38;  // a cloud round trip
   Advice edge = run(s);
   ASSERT_EQ(edge.candidates.size(), 1u);
   EXPECT_EQ(edge.candidates[0].accelerator->id, "edge-box");

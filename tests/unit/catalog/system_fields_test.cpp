@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "unit/catalog/cited_figures.h"
+#include "cited_figure.h"
 
 namespace rooftop::catalog::system_fields_test {
 namespace {
 
-using cited::CitedFigure;
-using cited::shipped_catalog;
+using test::CitedFigure;
+using test::shipped_catalog;
 
 const std::vector<CitedFigure> kSystemFigures = {
     // TPU v6e: a 256-chip Pod (16x16 2D torus), 8 chips and 4 x 200 Gb/s NICs per host.
@@ -67,12 +67,12 @@ const std::vector<CitedFigure> kSystemFigures = {
     {"intel-gaudi", "scale_out", (10 - 7) * 100 / 8.0, "mlperf", "ten 100GbE RoCE ports integrated per Gaudi", true},
 };
 
-TEST(SystemFields, FiguresAgreeWithTheSourceTheyCite) { cited::expect_cited(kSystemFigures); }
+TEST(SystemFields, FiguresAgreeWithTheSourceTheyCite) { test::expect_system_figures_agree(kSystemFigures); }
 
 // How each domain is wired decides how its collectives are priced
 // (docs/model.md#collectives).
 TEST(SystemFields, TopologyFollowsTheReferenceSystem) {
-  cited::expect_topologies({
+  test::expect_topologies({
       {"google-tpu-v6e", Topology::torus_2d},        {"google-tpu-7x", Topology::torus_3d},
       {"google-tpu-v4", Topology::torus_3d},         {"amd-mi300x", Topology::full_mesh},
       {"amd-mi325x", Topology::full_mesh},           {"amd-mi100", Topology::full_mesh},

@@ -9,14 +9,14 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "cited_figure.h"
 #include "core/precision.h"
-#include "unit/catalog/cited_figures.h"
 
 namespace rooftop::catalog::training_parts_test {
 namespace {
 
-using cited::CitedFigure;
-using cited::shipped_catalog;
+using test::CitedFigure;
+using test::shipped_catalog;
 
 const std::vector<CitedFigure> kCitedFigures = {
     // GB300: dense per-GPU 16-bit and TF32 rates, the NVL72 domain, one 800 Gb/s NIC per GPU.
@@ -65,12 +65,12 @@ const std::vector<CitedFigure> kCitedFigures = {
     {"huawei-ascend-910c", "scale_out", 400 / 8.0, "cm384", "400 Gbps of unidirectional RDMA bandwidth", true},
 };
 
-TEST(TrainingParts, FiguresAgreeWithTheSourceTheyCite) { cited::expect_cited(kCitedFigures); }
+TEST(TrainingParts, FiguresAgreeWithTheSourceTheyCite) { test::expect_system_figures_agree(kCitedFigures); }
 
 // How each domain is wired decides how its collectives are priced
 // (docs/model.md#collectives): a switch, a full mesh over its peers, a torus.
 TEST(TrainingParts, ScaleUpTopologyFollowsTheVendorsSystem) {
-  cited::expect_topologies({
+  test::expect_topologies({
       {"nvidia-gb300", Topology::switched},    {"amd-mi355x", Topology::full_mesh},
       {"amd-mi350x", Topology::full_mesh},     {"amd-mi250x", Topology::full_mesh},
       {"aws-trainium1", Topology::torus_2d},   {"aws-trainium2", Topology::torus_2d},

@@ -208,6 +208,27 @@ TEST(TrainingSchedule, OneF1BBubbleIsPMinusOneOverKPlusPMinusOne) {
   EXPECT_GT(pv.communication.pipeline_s, pr.communication.pipeline_s);  // twice the sends
 }
 
+// Pipeline sends: each tensor rank sends 1/t of the boundary activation;
+// without sequence parallel the receiving stage all-gathers it (Megatron's
+// scatter/gather), with it the activation stays split.
+TEST(TrainingSchedule, PipelineSendsScatterOverTheTensorRanks) {
+  Step t;
+  t.w.layers = 16;
+  t.w.heads = 8;
+  Request r = t.req();
+  Plan p;
+  p.dp = 1, p.tp = 2, p.pp = 4, p.ga = 8, p.mb = 2, p.sp = false;
+  detail::Fabric f = *detail::fabric_for(t.a, efficiency_for(t.a));
+  using detail::Collective;
+  const double a = 1e3 * 2 * 2;  // 1,000 elements per sample x 2 samples x 2 bytes (bf16)
+  const double slots = 8 + 3.0;  // k + (p - 1) micro-batch slots
+  const double p2p = detail::collective_s(Collective::p2p, a / 2, 2, 2, f);
+  const double gather = detail::collective_s(Collective::all_gather, a, 2, 1, f);
+  EXPECT_NEAR(evaluate(r, p)->communication.pipeline_s, slots * 2 * (p2p + gather), 1e-15);
+  p.sp = true;
+  EXPECT_NEAR(evaluate(r, p)->communication.pipeline_s, slots * 2 * p2p, 1e-15);
+}
+
 TEST(TrainingSchedule, ZeroStagesKeepOrAddDataParallelTraffic) {
   Step t;
   Request r = t.req();
