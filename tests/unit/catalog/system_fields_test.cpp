@@ -34,7 +34,7 @@ const std::vector<CitedFigure> kSystemFigures = {
     {"amd-mi300x", "scale_out", 8 * 400 / 8.0 / 8, "azure", "'Infiniband: Supported, GPUDirect RDMA, 8x400 Gigabit NDR'", true},
     // MI325X: AMD's 8-GPU platform and its 1:1 ConnectX-7 recipe.
     {"amd-mi325x", "domain", 8, "plat", "'Platforms powered by 8 AMD Instinct MI325X accelerators'", false},
-    {"amd-mi325x", "peers", 7, "plat", "'Seven Infinity Fabric links ensuring full connectivity between eight GPUs'", false},
+    {"amd-mi325x", "peers", 7, "plat", "'Seven Infinity Fabric links ensuring full connectivity between eight GPUs in a ring topology'", false},
     {"amd-mi325x", "devices_per_node", 8, "mori", "'GPUs: 8x AMD Instinct MI300X/MI325X GPU cards per node'", false},
     {"amd-mi325x", "scale_out", 400 / 8.0, "mori", "8x NVIDIA Mellanox ConnectX-7 (CX7) NICs per node", true},
     // MI250X: Frontier's node, four Slingshot 200 Gb/s NICs for four OAMs.
