@@ -26,10 +26,10 @@ assert d["sources"]["interconnect.scale_out"]["key"] == "v5ehost", d["sources"]
 assert d["sources"]["interconnect.devices_per_node"]["key"] == "v5ehost", d["sources"]
 PY
 
-# MI300X and TPU v4: no published scale-out figure; the entry says why.
-"$ROOFTOP" catalog show amd-mi300x > mi300x.out
-grep -q "^interconnect.scale_out  *-  *NICs chosen by the server maker, bandwidth unknown (AMD's MI300X platform documents no scale-out NIC" mi300x.out
-grep -q "^interconnect.scale_up.peers  *rocm  *7 peer links$" mi300x.out
+# MI100 and TPU v4: no published scale-out figure; the entry says why.
+"$ROOFTOP" catalog show amd-mi100 > mi100.out
+grep -q "^interconnect.scale_out  *-  *host adapters chosen by the server maker, bandwidth unknown (AMD's MI100 node architecture names only" mi100.out
+grep -q "^interconnect.scale_up.peers  *rocm  *3 peer links$" mi100.out
 "$ROOFTOP" catalog show google-tpu-v4 --json > v4.json
 python3 - <<'PY'
 import json

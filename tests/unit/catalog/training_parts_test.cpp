@@ -6,9 +6,6 @@
 // embedded_catalog_test.cpp checks the figures of its sourced_figures.inc.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <optional>
-#include <string>
 #include <vector>
 
 #include "catalog/catalog.h"
@@ -20,25 +17,6 @@ namespace {
 
 using test::CitedFigure;
 using test::shipped_catalog;
-
-// One figure in the file's units: a precision ("bf16") in TFLOP/s, "link"
-// (scale-up) and "scale_out" in GB/s per direction, the domain's "domain"
-// and "peers" and "devices_per_node" as counts. Null for an unknown name.
-const Sourced* system_figure(const Accelerator& a, const std::string& field, double* scale) {
-  *scale = 1;
-  if (std::optional<Precision> p = parse_precision(field)) {
-    *scale = 1e12;
-    return &a.peak(*p);
-  }
-  if (field == "link" || field == "scale_out") {
-    *scale = 1e9;
-    return field == "link" ? &a.scale_up.bytes_per_s_per_direction : &a.scale_out.bytes_per_s_per_direction;
-  }
-  if (field == "domain") return &a.domain.devices;
-  if (field == "peers") return &a.domain.peers;
-  if (field == "devices_per_node") return &a.devices_per_node;
-  return nullptr;
-}
 
 const std::vector<CitedFigure> kCitedFigures = {
     // GB300: dense per-GPU 16-bit and TF32 rates, the NVL72 domain, one 800 Gb/s NIC per GPU.
@@ -87,34 +65,17 @@ const std::vector<CitedFigure> kCitedFigures = {
     {"huawei-ascend-910c", "scale_out", 400 / 8.0, "cm384", "400 Gbps of unidirectional RDMA bandwidth", true},
 };
 
-TEST(TrainingParts, FiguresAgreeWithTheSourceTheyCite) {
-  for (const CitedFigure& f : kCitedFigures) {
-    const Accelerator* a = shipped_catalog().find(f.id);
-    ASSERT_NE(a, nullptr) << f.id;
-    double scale = 1;
-    const Sourced* figure = system_figure(*a, f.field, &scale);
-    ASSERT_NE(figure, nullptr) << "unknown field " << f.field;
-    test::expect_agrees_with_citation(*a, *figure, scale, f);
-  }
-}
+TEST(TrainingParts, FiguresAgreeWithTheSourceTheyCite) { test::expect_system_figures_agree(kCitedFigures); }
 
 // How each domain is wired decides how its collectives are priced
 // (docs/model.md#collectives): a switch, a full mesh over its peers, a torus.
 TEST(TrainingParts, ScaleUpTopologyFollowsTheVendorsSystem) {
-  const struct {
-    const char* id;
-    Topology topology;
-  } expected[] = {
+  test::expect_topologies({
       {"nvidia-gb300", Topology::switched},    {"amd-mi355x", Topology::full_mesh},
       {"amd-mi350x", Topology::full_mesh},     {"amd-mi250x", Topology::full_mesh},
       {"aws-trainium1", Topology::torus_2d},   {"aws-trainium2", Topology::torus_2d},
       {"google-tpu-v3", Topology::torus_2d},   {"huawei-ascend-910c", Topology::switched},
-  };
-  for (const auto& e : expected) {
-    const Accelerator* a = shipped_catalog().find(e.id);
-    ASSERT_NE(a, nullptr) << e.id;
-    EXPECT_EQ(a->domain.topology, e.topology) << e.id << " is " << to_string(a->domain.topology);
-  }
+  });
 }
 
 // What a multi-device training prediction needs from the catalog: a 16-bit
