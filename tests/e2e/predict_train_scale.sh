@@ -53,6 +53,29 @@ rc=0; "$ROOFTOP" predict --model llama-2-70b --accelerator h100 --lora 2> err.tx
 rc=0; "$ROOFTOP" predict --model gpt-3-175b --accelerator h100 --count 64 --task train --global-batch 1536 --lora --to-target 2> err.txt || rc=$?
 [ "$rc" -eq 2 ] && grep -q "gpt3 benchmark trains every weight" err.txt
 
+# A vendor training-throughput row (tokens/s per accelerator at a global
+# batch) is predicted as predict's training throughput divided by the count.
+python3 - "$SRC/tests/data/validation/training.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+r = {k: "" for k in rows[0]}
+r.update(id="V-1", accelerator_id="nvidia-h100-sxm5-80gb", model_id="llama-2-7b", category="vendor_train_throughput",
+         accelerator_count="8", task="train", scenario="pretraining", batch_size="128", metric="training throughput",
+         metric_value="10000", unit="tokens/s")
+w = csv.DictWriter(open("vendor.csv", "w"), fieldnames=list(rows[0])); w.writeheader(); w.writerow(r)
+PY
+"$ROOFTOP" validate vendor.csv --json > vendor.json
+"$ROOFTOP" predict --model llama-2-7b --accelerator h100 --count 8 --task train --global-batch 128 --json > vendor_predict.json
+python3 - <<'PY'
+import json
+v, p = json.load(open("vendor.json")), json.load(open("vendor_predict.json"))
+row = v["rows"][0]
+assert row["predicted"] is not None, row
+assert p["throughput"]["unit"] == "tokens/s", p["throughput"]
+assert abs(row["predicted"] - p["throughput"]["value"] / 8) <= 1e-9 * row["predicted"], (row["predicted"], p["throughput"]["value"])
+assert [g["group"] for g in v["groups"]] == ["vendor_train_throughput", "end-to-end"], v["groups"]
+PY
+
 # Stable Diffusion evaluates offline: no evaluation in the timed region.
 "$ROOFTOP" predict --model stable-diffusion-v2 --accelerator h100 --count 8 --task train --global-batch 256 --to-target > sd.txt
 grep -q "time to MLPerf target .* 0 evaluations taking 0 s" sd.txt
