@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "cited_figure.h"
 #include "core/precision.h"
 
 namespace rooftop::catalog {
@@ -175,14 +176,7 @@ std::optional<double> csv_number(const Row& row, const std::string& column) {
   return v;
 }
 
-const Catalog& embedded_catalog() {
-  static const Catalog catalog = [] {
-    Result<Catalog> c = load_catalog(embedded_sources(), {});
-    EXPECT_TRUE(c.has_value()) << (c ? "" : c.error().message + " at " + c.error().context);
-    return c ? *c : Catalog{};
-  }();
-  return catalog;
-}
+const Catalog& embedded_catalog() { return test::shipped_catalog(); }
 
 TEST(EmbeddedCatalog, HasEveryRequiredId) {
   const Catalog& c = embedded_catalog();
