@@ -516,10 +516,21 @@ std::vector<int> interleave_degrees(const workload::Workload& w, int pp, std::op
 // pipeline_model_parallel_size == 0).
 bool interleavable(int vp, int pp, int micro_batches) { return vp <= 1 || micro_batches % pp == 0; }
 
-std::vector<int> powers_of_two_dividing(int n, int limit) {
+// Every divisor of n up to limit, ascending.
+std::vector<int> divisors_up_to(int n, int limit) {
   std::vector<int> out;
-  for (int v = 1; v <= std::min(n, limit); v *= 2)
+  for (int v = 1; v <= std::min(n, limit); ++v)
     if (n % v == 0) out.push_back(v);
+  return out;
+}
+
+// Pipeline degrees for `n` devices per tensor group: every divisor of n up
+// to the layers that splits them into whole stages, plus the powers of two
+// (stages of uneven depth, as Megatron-LM's first/last-stage options allow).
+std::vector<int> pipeline_degrees(int n, int layers) {
+  std::vector<int> out;
+  for (int v : divisors_up_to(n, std::max(1, layers)))
+    if (layers <= 0 || layers % v == 0 || (v & (v - 1)) == 0) out.push_back(v);
   return out;
 }
 
@@ -857,11 +868,12 @@ Result<Prediction> predict(const Request& req) {
     return ev.run(near_best(found).plan);
   }
 
-  // Training: every divisor split (powers of two for tp and pp), ZeRO stage
-  // and recompute the spec leaves open, the micro-batch per split; the
-  // simplest plan within 1 % of the best throughput wins.
-  std::vector<int> tps = spec.tp ? std::vector<int>{*spec.tp}
-                                 : powers_of_two_dividing(count, domain > 0 ? domain : count);
+  // Training: every divisor split (tensor parallel inside the scale-up
+  // domain and dividing the heads; pipeline stages of whole layers, or a
+  // power of two), ZeRO stage and recompute the spec leaves open, the
+  // micro-batch per split; the simplest plan within 1 % of the best
+  // throughput wins.
+  std::vector<int> tps = spec.tp ? std::vector<int>{*spec.tp} : divisors_up_to(count, domain > 0 ? domain : count);
   std::vector<int> zeros = spec.zero ? std::vector<int>{*spec.zero} : std::vector<int>{0, 1, 2, 3};
   const bool shape = w.layers > 0 && w.heads > 0;
   std::vector<Recompute> rcs = spec.recompute ? std::vector<Recompute>{*spec.recompute}
@@ -874,8 +886,7 @@ Result<Prediction> predict(const Request& req) {
     for (Recompute rc : rcs) {
       for (int tp : tps) {
         if (w.heads > 0 && (tp > w.heads || w.heads % tp != 0)) continue;
-        std::vector<int> pps = spec.pp ? std::vector<int>{*spec.pp}
-                                       : powers_of_two_dividing(count / tp, std::max(1, w.layers));
+        std::vector<int> pps = spec.pp ? std::vector<int>{*spec.pp} : pipeline_degrees(count / tp, w.layers);
         for (int pp : pps) {
           if (count % (tp * pp) != 0) continue;
           for (int vp : interleave_degrees(w, pp, spec.vp)) {

@@ -315,6 +315,31 @@ TEST(TrainingSchedule, SearchInterleavesStagesWhenTheBubbleCostsMore) {
   EXPECT_EQ(predict(r)->plan.vp, 1);
 }
 
+// Every divisor split: 12 devices at a global batch of 4 need a factor of 3
+// in tensor or pipeline parallel (dp divides 4), which powers of two alone
+// cannot give; pipeline stages keep whole layers (12 layers: 3 or 6 stages).
+TEST(TrainingSchedule, SearchCoversEveryDivisorSplit) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);
+  w.heads = 12;
+  w.layers = 12;
+  Request r = train_request(a, w, 12);
+  r.global_batch = 4;
+  Result<Prediction> p = predict(r);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->plan.dp * p->plan.tp * p->plan.pp, 12);
+  EXPECT_EQ(4 % p->plan.dp, 0);
+  EXPECT_EQ((p->plan.tp * p->plan.pp) % 3, 0);
+  EXPECT_EQ(w.layers % p->plan.pp, 0);
+  // Stages of uneven depth only at powers of two: with tp = 4, the 3 devices
+  // left would need 3 stages of 10 layers (or dp = 3, which does not divide 4).
+  w.layers = 10;
+  r.plan = *parse_plan("tp=4");
+  p = predict(r);
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("no plan splits global batch 4"), std::string::npos) << p.error().message;
+}
+
 TEST(TrainingSchedule, PredictWithTheSearchedPlanReproducesIt) {
   catalog::Accelerator a = test_gpu();
   workload::Workload w = matmul_model(3e10);
