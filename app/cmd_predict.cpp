@@ -368,11 +368,8 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
                                " benchmark trains every weight: its convergence points do not apply to LoRA fine-tuning",
                            "--lora"});
   }
-  if (o.lora && w->id.find("(LoRA)") == std::string::npos) {
-    const bool any = std::any_of(w->ops.begin(), w->ops.end(), [](const workload::Operator& op) { return op.params > 0; });
-    if (!any) return report_error({Errc::invalid_input, "'" + w->id + "' has no weights to put adapters on", "--lora"});
-    *w = workload::with_lora(std::move(*w));
-  }
+  const bool lora_already = std::any_of(w->ops.begin(), w->ops.end(), [](const workload::Operator& op) { return op.adapter_only; });
+  if (o.lora && !lora_already) *w = workload::with_lora(std::move(*w));
   req.workload = &*w;
   req.global_batch = o.global_batch;
   if (o.to_target && req.task != workload::Task::train)

@@ -879,62 +879,67 @@ Result<Prediction> predict(const Request& req) {
   std::vector<Recompute> rcs = spec.recompute ? std::vector<Recompute>{*spec.recompute}
                                : shape        ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
                                               : std::vector<Recompute>{Recompute::none};
+  // The model splits (tensor, pipeline, interleaving, expert), in the order
+  // the simplest-plan rule prefers; ZeRO and recompute vary over each.
+  std::vector<Plan> splits;
+  for (int tp : tps) {
+    if (w.heads > 0 && (tp > w.heads || w.heads % tp != 0)) continue;
+    std::vector<int> pps = spec.pp ? std::vector<int>{*spec.pp} : pipeline_degrees(count / tp, w.layers);
+    for (int pp : pps) {
+      if (count % (tp * pp) != 0) continue;
+      for (int vp : interleave_degrees(w, pp, spec.vp)) {
+        Plan dense = base(tp, pp);
+        dense.vp = vp;
+        // Mixture of experts: every expert-parallel degree dividing dp and the experts (1 first).
+        for (int ep : expert_degrees(w, dense.dp, spec.ep)) {
+          splits.push_back(dense);
+          splits.back().ep = ep;
+        }
+      }
+    }
+  }
   std::vector<Found> found;
   Plan smallest_miss;
   bool any_valid = false;
+  auto add = [&](const Plan& p) { found.push_back({p, outcome(s, p, nullptr).throughput}); };
   for (int zero : zeros) {
     for (Recompute rc : rcs) {
-      for (int tp : tps) {
-        if (w.heads > 0 && (tp > w.heads || w.heads % tp != 0)) continue;
-        std::vector<int> pps = spec.pp ? std::vector<int>{*spec.pp} : pipeline_degrees(count / tp, w.layers);
-        for (int pp : pps) {
-          if (count % (tp * pp) != 0) continue;
-          for (int vp : interleave_degrees(w, pp, spec.vp)) {
-            Plan dense = base(tp, pp);
-            dense.vp = vp;
-            // Mixture of experts: every expert-parallel degree dividing dp and the experts (1 first).
-            for (int ep : expert_degrees(w, dense.dp, spec.ep)) {
-              Plan p = dense;
-              p.ep = ep;
-              p.zero = zero;
-              p.recompute = rc;
-              if (zero > 0 && p.dp == 1 && !spec.zero) continue;  // nothing to shard over
-              if (!check_plan(s, p, count)) continue;
-              any_valid = true;
-              smallest_miss = p;
-              if (gb > 0) {
-                // The global batch fixes mb x ga per data-parallel rank.
-                if (gb % p.dp != 0) continue;
-                const int per_rank = gb / p.dp;
-                for (int mb = 1; mb <= per_rank; ++mb) {  // every divisor of the per-rank batch
-                  if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
-                  if (spec.ga && per_rank / mb != *spec.ga) continue;
-                  if (!spec.vp && !interleavable(vp, pp, per_rank / mb)) continue;
-                  p.mb = mb;
-                  p.ga = per_rank / mb;
-                  if (!plan_memory(s, p).fits) break;
-                  found.push_back({p, outcome(s, p, nullptr).throughput});
-                }
-                continue;
-              }
-              if (!spec.vp && !interleavable(vp, pp, p.ga)) continue;
-              if (spec.mb) {
-                if (!plan_memory(s, p).fits) continue;
-                found.push_back({p, outcome(s, p, nullptr).throughput});
-                continue;
-              }
-              const double limit = max_batch(s, p);
-              if (limit < 1) continue;
-              for (double b = 1; b <= limit; b *= 2) {
-                p.mb = static_cast<int>(b);
-                found.push_back({p, outcome(s, p, nullptr).throughput});
-              }
-              if (p.mb < limit) {
-                p.mb = static_cast<int>(limit);
-                found.push_back({p, outcome(s, p, nullptr).throughput});
-              }
-            }
+      for (Plan p : splits) {
+        p.zero = zero;
+        p.recompute = rc;
+        if (zero > 0 && p.dp == 1 && !spec.zero) continue;  // nothing to shard over
+        if (!check_plan(s, p, count)) continue;
+        any_valid = true;
+        smallest_miss = p;
+        if (gb > 0) {
+          // The global batch fixes mb x ga per data-parallel rank.
+          if (gb % p.dp != 0) continue;
+          const int per_rank = gb / p.dp;
+          for (int mb = 1; mb <= per_rank; ++mb) {  // every divisor of the per-rank batch
+            if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
+            if (spec.ga && per_rank / mb != *spec.ga) continue;
+            if (!spec.vp && !interleavable(p.vp, p.pp, per_rank / mb)) continue;
+            p.mb = mb;
+            p.ga = per_rank / mb;
+            if (!plan_memory(s, p).fits) break;
+            add(p);
           }
+          continue;
+        }
+        if (!spec.vp && !interleavable(p.vp, p.pp, p.ga)) continue;
+        if (spec.mb) {
+          if (plan_memory(s, p).fits) add(p);
+          continue;
+        }
+        const double limit = max_batch(s, p);
+        if (limit < 1) continue;
+        for (double b = 1; b <= limit; b *= 2) {
+          p.mb = static_cast<int>(b);
+          add(p);
+        }
+        if (p.mb < limit) {
+          p.mb = static_cast<int>(limit);
+          add(p);
         }
       }
     }
