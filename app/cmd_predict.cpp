@@ -428,8 +428,9 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
       "Predict throughput, latency and memory of a model on an accelerator (roofline per operator).\n"
       "Each operator takes max(FLOPs / (peak x compute efficiency), bytes / (bandwidth x memory\n"
       "efficiency)) + a fixed overhead; LLMs run prefill + decode under continuous batching; several\n"
-      "devices run data parallel, or tensor parallel when one cannot hold the model. Formulas,\n"
-      "efficiency factors and their sources: docs/model.md.");
+      "devices serve data parallel, or tensor parallel when one cannot hold the model; training\n"
+      "searches the parallel plan (data, tensor, pipeline, expert; ZeRO; recompute) unless --plan\n"
+      "fixes it. Formulas, efficiency factors and their sources: docs/model.md.");
   sub->add_option("--model", o->model,
                   "Zoo id (resnet50, bert-large, llama-2-70b, ...) or a custom model YAML file (docs/workloads.md)")
       ->required();

@@ -63,12 +63,32 @@ void wrap_line(std::string line, std::size_t width, std::string& out) {
 
 class Wrapping : public CLI::Formatter {
  public:
+  // A command's description is prose: its source lines are joined before the
+  // page is wrapped, so it fills the terminal instead of breaking twice.
+  std::string make_description(const CLI::App* app) const override {
+    return reflow_paragraphs(CLI::Formatter::make_description(app));
+  }
   std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
     return wrap_help(CLI::Formatter::make_help(app, std::move(name), mode), help_width());
   }
 };
 
 }  // namespace
+
+std::string reflow_paragraphs(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool joins = text[i] == '\n' && i > 0 && text[i - 1] != '\n' && i + 1 < text.size() &&
+                       text[i + 1] != '\n' && text[i + 1] != ' ' && text[i + 1] != '-';
+    if (!joins) {
+      out += text[i];
+    } else if (out.empty() || out.back() != ' ') {
+      out += ' ';
+    }
+  }
+  return out;
+}
 
 std::string wrap_help(const std::string& text, std::size_t width) {
   std::string out;

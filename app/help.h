@@ -20,6 +20,11 @@ std::size_t help_width();
 // readable output ...") continues under its second column.
 std::string wrap_help(const std::string& text, std::size_t width);
 
+// Joins the lines of each paragraph of `text` with a space; a blank line, a
+// line that starts with a space (an indented example) or with "- " (a list
+// item) keeps its break.
+std::string reflow_paragraphs(const std::string& text);
+
 // CLI11's formatter, with every page wrapped at help_width().
 std::shared_ptr<CLI::Formatter> wrapping_formatter();
 
