@@ -74,6 +74,12 @@ std::string Table::render_text() const {
     std::size_t total = 0;
     for (std::size_t x : w) total += x;
     total += w.empty() ? 0 : 2 * (w.size() - 1);
+    // A free-text last column (left-aligned, unpadded) may hold sentences;
+    // the rule stops at 80 columns rather than run under the longest one.
+    if (!w.empty() && align_of(*this, w.size() - 1) == Align::left) {
+      const std::size_t head = total - w.back() + width(cell(headers, w.size() - 1));
+      total = std::min(total, std::max<std::size_t>(head, 80));
+    }
     out += std::string(total, '-') + "\n";
   }
   for (const auto& row : rows) out += line(row);

@@ -36,6 +36,18 @@ TEST(Table, TextColumnsLineUpWithUtf8) {
   EXPECT_EQ(lines[4], "a-very-long-name      3 s");
 }
 
+TEST(Table, RuleStopsAt80ColumnsUnderFreeText) {
+  Table t = sample();
+  t.rows.push_back({"x", "1 s", std::string(200, 'w')});
+  std::vector<std::string> lines = split(t.render_text(), '\n');
+  EXPECT_EQ(lines[1], std::string(80, '-'));
+  // A right-aligned last column is padded, so the rule spans all of it.
+  t.align.back() = Align::right;
+  lines = split(t.render_text(), '\n');
+  EXPECT_EQ(lines[1].size(), lines[0].size());
+  EXPECT_GT(lines[1].size(), 200u);
+}
+
 TEST(Table, MarkdownAlignsAndEscapesPipes) {
   std::string md = sample().render_markdown();
   std::vector<std::string> lines = split(md, '\n');
