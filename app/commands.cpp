@@ -19,18 +19,20 @@ Command add_workload_command(CLI::App&, const GlobalOptions&);
 
 namespace {
 const AddCommand kCommands[] = {
-    add_catalog_command,
-    add_deploy_command,
+    // The overview lists them in this order: the main job first, then the
+    // model's inputs and checks, then measuring, watching and deploying.
+    add_advise_command,
     add_predict_command,
+    add_catalog_command,
+    add_workload_command,
+    add_roofline_command,
     add_validate_command,
+    add_bench_command,
     add_monitor_command,
     add_top_command,
-    add_roofline_command,
-    add_advise_command,
-    add_bench_command,
-    add_workload_command,
     add_analyze_command,
     add_trace_command,
+    add_deploy_command,
     nullptr,  // sentinel so the array is never empty; skipped by all_commands()
 };
 }  // namespace

@@ -33,7 +33,9 @@ std::size_t continuation_indent(const std::string& line) {
     if (second != std::string::npos && second < line.size() / 2 + 40) return second;
   }
   // A wrapped command line hangs under itself, so it never reads as a new command.
-  return line.compare(lead, 8, "rooftop ") == 0 ? lead + 4 : lead;
+  if (line.compare(lead, 8, "rooftop ") == 0) return lead + 4;
+  if (line.compare(lead, 13, "e.g. rooftop ") == 0) return lead + 9;
+  return lead;
 }
 
 void wrap_line(std::string line, std::size_t width, std::string& out) {
@@ -42,7 +44,8 @@ void wrap_line(std::string line, std::size_t width, std::string& out) {
   // An example command wraps with a shell continuation (" \"), so it still
   // runs when pasted as shown.
   const std::size_t lead = line.find_first_not_of(' ');
-  const bool command = lead != std::string::npos && line.compare(lead, 8, "rooftop ") == 0;
+  const bool command = lead != std::string::npos &&
+                       (line.compare(lead, 8, "rooftop ") == 0 || line.compare(lead, 13, "e.g. rooftop ") == 0);
   const std::string mark = command ? " \\" : "";
   if (command && width > 2) width -= 2;
   while (line.size() > width) {
@@ -127,7 +130,7 @@ std::string overview(const CLI::App& app) {
       }
     }
   }
-  out += "\nrooftop COMMAND --help shows a command's options and examples; docs/ has the details.\n";
+  out += "\nRun 'rooftop COMMAND --help' for a command's options and examples; docs/ has the details.\n";
   return wrap_help(out, help_width());
 }
 
