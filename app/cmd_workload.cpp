@@ -155,7 +155,10 @@ int show(const ShowOptions& o) {
     pt.rows.push_back({"total", per, si(head.flops), iec_bytes(head.bytes), ratio(head.intensity)});
   }
   std::printf("%s", pt.render_text().c_str());
-  std::printf("(bytes per %s at batch %d: weights read once per batch are shared by its samples)\n\n", per.c_str(), o.batch);
+  // An LLM's prefill row is per prompt and its decode row per generated token.
+  const std::string per_row = llm_infer ? "prompt for prefill, per generated token for decode" : per;
+  std::printf("(bytes per %s at batch %d: weights read once per batch are shared by its samples)\n\n", per_row.c_str(),
+              o.batch);
 
   std::printf("memory at batch %d, %s:\n", o.batch, std::string(to_string(p)).c_str());
   auto line = [](const char* what, double bytes) {
@@ -184,7 +187,7 @@ int show(const ShowOptions& o) {
     ot.rows.push_back({op.name, std::string(to_string(op.kind)), std::string(to_string(op.phase)), fmt::format("{:g}", op.repeat),
                        si(op.params * op.repeat), si(flops), iec_bytes(bytes), ratio(bytes > 0 ? flops / bytes : 0)});
   }
-  std::printf("operators (per %s, all repeats; heaviest first):\n%s", per.c_str(), ot.render_text().c_str());
+  std::printf("operators (per %s, all repeats; heaviest first):\n%s", per_row.c_str(), ot.render_text().c_str());
   if (shown < order.size()) std::printf("... %zu more (--top 0 shows all)\n", order.size() - shown);
   if (!w.references.empty()) {
     std::printf("\nreferences:\n");
