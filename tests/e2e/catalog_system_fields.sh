@@ -26,10 +26,11 @@ assert d["sources"]["interconnect.scale_out"]["key"] == "v5ehost", d["sources"]
 assert d["sources"]["interconnect.devices_per_node"]["key"] == "v5ehost", d["sources"]
 PY
 
-# MI100 and TPU v4: no published scale-out figure; the entry says why.
+# MI100: Oak Ridge's Spock, one 12.5 GB/s Slingshot-10 link per node of four.
 "$ROOFTOP" catalog show amd-mi100 > mi100.out
-grep -q "^interconnect.scale_out  *-  *host adapters chosen by the server maker, bandwidth unknown (AMD's MI100 node architecture names only" mi100.out
+grep -q "^interconnect.scale_out  *spock  *Slingshot-10, one 12.5 GB/s link per node of four MI100 (OLCF Spock), 3.125 GB/s per direction (derived: 12.5 GB/s node injection" mi100.out
 grep -q "^interconnect.scale_up.peers  *rocm  *3 peer links$" mi100.out
+# TPU v4: no published scale-out figure; the entry says why.
 "$ROOFTOP" catalog show google-tpu-v4 --json > v4.json
 python3 - <<'PY'
 import json

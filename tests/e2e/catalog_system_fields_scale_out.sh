@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Training predictions that leave one scale-up domain name the scale-out
 # network the catalog now describes (TPU v6e and TPU7x DCN, MI300X, MI325X,
-# MI250X, B300, V100 and Gaudi NICs), keep tensor parallel inside the
+# MI250X, MI100, B300, V100 and Gaudi NICs), keep tensor parallel inside the
 # domain, and price the cross-domain traffic slower than the scale-up link;
 # parts whose network is not published still say so, and `catalog show`
 # prints each new system field with its source key.
@@ -48,11 +48,11 @@ predict bert-large nvidia-v100-sxm2-32gb 64
 check "4x 100 Gb/s EDR InfiniBand per 8-GPU DGX-1"
 predict bert-large intel-gaudi 64
 check "3x 100GbE RoCE v2 scale-out ports (integrated)"
+predict llama-2-70b amd-mi100 64
+check "Slingshot-10, one 12.5 GB/s link per node of four MI100 (OLCF Spock)"
 
 # Unpublished networks: the prediction says it priced the scale-up link.
 predict llama-2-70b nvidia-h20 64
-python3 -c 'import json; c = json.load(open("out.json"))["communication"]; assert "(no scale-out network in the catalog)" in c["scale_out"], c'
-predict llama-2-70b amd-mi100 64
 python3 -c 'import json; c = json.load(open("out.json"))["communication"]; assert "(no scale-out network in the catalog)" in c["scale_out"], c'
 
 # Slower network, slower step: the same 64-GPU MI300X job with the NIC figure

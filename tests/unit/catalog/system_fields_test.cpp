@@ -136,7 +136,6 @@ TEST(SystemFields, EveryPartHasADomainAndUnknownNetworksSayWhy) {
     const char *id, *why;
   } unknown[] = {
       {"google-tpu-v4", "gives no data-center-network bandwidth"},
-      {"amd-mi100", "with no adapter or rate"},
       {"nvidia-gh200-144gb", "give no network rate per superchip"},
       {"nvidia-h20", "NVIDIA publishes no H20 reference system"},
   };
