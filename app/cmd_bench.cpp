@@ -167,14 +167,28 @@ Result<std::string> profile_path(const BenchArgs& a, const std::string& id) {
   namespace fs = std::filesystem;
   fs::path p(a.save_profile);
   std::error_code ec;
-  if (fs::is_directory(p, ec) || a.save_profile.back() == '/') return (p / (id + ".yaml")).string();
-  if (p.extension() != ".yaml" && p.extension() != ".yml")
-    return make_error(Errc::invalid_input, "a profile is a .yaml file (or a directory to write " + id + ".yaml into)", "--save-profile");
-  if (p.stem().string() != id)
-    return make_error(Errc::invalid_input, "the catalog requires the file name to match the id '" + id + "': write " +
-                                               (p.parent_path() / (id + ".yaml")).string() + " or pass --profile-id " +
-                                               p.stem().string(), "--save-profile");
-  return p.string();
+  fs::path file;
+  if (fs::is_directory(p, ec) || a.save_profile.back() == '/') {
+    file = p / (id + ".yaml");
+  } else {
+    if (p.extension() != ".yaml" && p.extension() != ".yml")
+      return make_error(Errc::invalid_input, "a profile is a .yaml file (or a directory to write " + id + ".yaml into)",
+                        "--save-profile");
+    if (p.stem().string() != id)
+      return make_error(Errc::invalid_input, "the catalog requires the file name to match the id '" + id + "': write " +
+                                                 (p.parent_path() / (id + ".yaml")).string() + " or pass --profile-id " +
+                                                 p.stem().string(), "--save-profile");
+    file = p;
+  }
+  // The folder is made and the file opened now, so a bad path fails before
+  // minutes of measuring rather than after them.
+  if (file.has_parent_path()) fs::create_directories(file.parent_path(), ec);
+  const bool existed = fs::exists(file, ec);
+  if (!std::ofstream(file, std::ios::app))
+    return make_error(Errc::invalid_input, "cannot write " + file.string() + " (is its folder writable?)",
+                      "--save-profile");
+  if (!existed) fs::remove(file, ec);
+  return file.string();
 }
 
 int run_bench(const BenchArgs& a, const GlobalOptions& global) {

@@ -23,6 +23,10 @@ expect_bad "--threads" bench compute --threads 0
 expect_bad "--link-gbps" bench collective --link-gbps=-5
 expect_bad "does not match\|match the id" bench compute --quick --save-profile "$WORK/mybox.yaml"
 expect_bad "--save-profile" bench compute --save-profile "$WORK/profile.txt"
+# A profile path that cannot be written fails before minutes of measuring
+# (the full suite takes them; this test's timeout does not allow them).
+: > "$WORK/afile"
+expect_bad "cannot write $WORK/afile/sub" bench --save-profile "$WORK/afile/sub/"
 OMPI_COMM_WORLD_SIZE=1 "$ROOFTOP" bench compute > out.txt 2> err.txt; rc=$?
 [[ $rc -eq 2 ]] && grep -q "only the collective suite" err.txt || { echo "FAIL: worker mode"; cat err.txt; exit 1; }
 if ! grep -q "cuda" <("$ROOFTOP" bench --help); then echo "FAIL: help"; exit 1; fi

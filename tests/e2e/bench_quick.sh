@@ -5,7 +5,9 @@
 # timeout: 300
 set -euo pipefail
 mkdir -p "$WORK" && cd "$WORK"
-rm -rf prof && mkdir prof
+# The folder does not exist yet: --save-profile makes it, as the README's
+# example expects.
+rm -rf prof
 
 "$ROOFTOP" bench --quick --json --save-profile prof/ > out.json 2> err.txt
 grep -q "compute" err.txt   # progress went to stderr
