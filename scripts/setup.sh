@@ -19,11 +19,11 @@ BUILD_PKGS=(
 # What the tests build with and drive: GoogleTest and Google Benchmark, a real
 # Prometheus and promtool, ONNX models made with python3-onnx, a headless
 # browser, wrk, openssl (self-signed certificates), clang's libFuzzer for the ONNX importer's fuzz target, and
-# shellcheck for bench/device-check.sh.
+# shellcheck for bench/device-check.sh, jq for the README example that pipes into it.
 TEST_PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   prometheus prometheus-node-exporter python3 python3-grpcio python3-onnx python3-numpy python3-yaml python3-jsonschema
-  chromium curl procps wrk shellcheck openssl
+  chromium curl procps wrk shellcheck openssl jq
   clang libclang-rt-14-dev
   debootstrap podman buildah
 )
