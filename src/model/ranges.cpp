@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "core/text.h"
+#include "workload/workload.h"
 
 namespace rooftop::model {
 
@@ -94,8 +95,10 @@ Result<std::vector<ErrorBand>> parse_error_bands(std::string_view text, const st
 Sureness sureness(const std::vector<ErrorBand>& bands, std::string_view task, std::string_view family,
                   std::string_view vendor, std::string_view precision, double throughput, double latency_s) {
   Sureness s;
+  const auto known = workload::parse_family(family);
   const std::string what = std::string(task == "train" ? "training" : "inference") + " rows of " +
-                           std::string(vendor) + " " + std::string(family) + " workloads";
+                           std::string(vendor) + " " + std::string(known ? workload::label(*known) : family) +
+                           " workloads";
   auto it = std::find_if(bands.begin(), bands.end(), [&](const ErrorBand& b) {
     return b.task == task && b.family == family && b.vendor == vendor;
   });

@@ -55,6 +55,26 @@ std::string_view to_string(Family f) {
   return "custom";
 }
 
+std::string_view label(Family f) {
+  switch (f) {
+    case Family::cnn: return "CNN";
+    case Family::encoder: return "encoder";
+    case Family::decoder_llm: return "decoder LLM";
+    case Family::recsys: return "recommender";
+    case Family::diffusion: return "diffusion";
+    case Family::custom: return "custom";
+    case Family::onnx: return "ONNX";
+  }
+  return "custom";
+}
+
+std::optional<Family> parse_family(std::string_view s) {
+  for (Family f : kYamlFamilies) {
+    if (to_string(f) == s) return f;
+  }
+  return std::nullopt;
+}
+
 std::optional<Task> parse_task(std::string_view s) {
   if (s == "infer" || s == "inference") return Task::infer;
   if (s == "train" || s == "training") return Task::train;

@@ -49,6 +49,13 @@ std::string_view to_string(Task t);
 std::string_view to_string(Phase p);
 std::string_view to_string(OpKind k);
 std::string_view to_string(Family f);
+// The family in words for messages a person reads ("decoder LLM").
+std::string_view label(Family f);
+// A model YAML's `family:` value (custom models: not onnx); nullopt if unknown.
+std::optional<Family> parse_family(std::string_view s);
+// The families a model YAML may declare, in the order the schema lists them.
+inline constexpr Family kYamlFamilies[] = {Family::cnn,    Family::encoder,   Family::decoder_llm,
+                                            Family::recsys, Family::diffusion, Family::custom};
 std::optional<Task> parse_task(std::string_view s);
 std::optional<OpKind> parse_op_kind(std::string_view s);
 

@@ -32,14 +32,6 @@ std::optional<Phase> parse_phase(std::string_view s) {
   return std::nullopt;
 }
 
-std::optional<Family> parse_family(std::string_view s) {
-  for (Family f : {Family::cnn, Family::encoder, Family::decoder_llm, Family::recsys, Family::diffusion,
-                   Family::custom}) {
-    if (to_string(f) == s) return f;
-  }
-  return std::nullopt;
-}
-
 constexpr double kMax = 1e30;
 
 void read_op(const YAML::Node& node, const std::string& file, std::size_t index, Diagnostics& diag,
@@ -72,9 +64,7 @@ std::optional<Workload> read_ops(YamlMap& top, const BuildOptions& opts) {
   std::size_t before = diag.errors.size();
   Workload w;
   std::vector<std::string> families;
-  for (Family f : {Family::cnn, Family::encoder, Family::decoder_llm, Family::recsys, Family::diffusion,
-                   Family::custom})
-    families.emplace_back(to_string(f));
+  for (Family f : kYamlFamilies) families.emplace_back(to_string(f));
   w.family = parse_family(top.choice("family", families).value_or("custom")).value_or(Family::custom);
   w.sample = top.str("sample", true).value_or("");
   w.throughput_unit = top.choice("throughput_unit", {"samples/s", "tokens/s"}).value_or("samples/s");

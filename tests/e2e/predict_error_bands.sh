@@ -24,23 +24,23 @@ assert set(r) == {"low", "high", "basis"}, r
 assert r["low"] <= d["throughput"]["value"] <= r["high"], (r, d["throughput"])
 l = d["latency_range_s"]
 assert l["low"] <= d["latency_s"] <= l["high"], (l, d["latency_s"])
-assert "published inference rows of nvidia cnn workloads" in r["basis"], r["basis"]
+assert "published inference rows of nvidia CNN workloads" in r["basis"], r["basis"]
 assert "PV-" not in r["basis"] and "PT-" not in r["basis"]
 assert d["unvalidated"] is False and d["validation"] is None, d["validation"]
 PY
 "$ROOFTOP" predict --model resnet50 --accelerator nvidia-h100-sxm5-80gb --top 0 > h100.txt
 grep -q "^throughput .* (likely .* to .*)$" h100.txt
-grep -q "^range basis .*published inference rows of nvidia cnn workloads" h100.txt
+grep -q "^range basis .*published inference rows of nvidia CNN workloads" h100.txt
 # No published AMD LLM serving row: unvalidated, in words and in the JSON.
 "$ROOFTOP" predict --model llama-2-7b --accelerator amd-mi300x --json > mi300x.json
 /usr/bin/python3 - <<'PY'
 import json
 d = json.load(open("mi300x.json"))
 assert d["unvalidated"] is True and d["throughput"]["range"] is None, d["throughput"]
-assert "no published inference rows of amd decoder_llm workloads" in d["validation"], d["validation"]
+assert "no published inference rows of amd decoder LLM workloads" in d["validation"], d["validation"]
 PY
 "$ROOFTOP" predict --model llama-2-7b --accelerator amd-mi300x --top 0 > mi300x.txt
-grep -q "^validation  *unvalidated: no published inference rows of amd decoder_llm workloads check this combination$" mi300x.txt
+grep -q "^validation  *unvalidated: no published inference rows of amd decoder LLM workloads check this combination$" mi300x.txt
 # A covered vendor and family at a precision its rows never ran: range, but unvalidated.
 "$ROOFTOP" predict --model resnet50 --accelerator nvidia-h100-sxm5-80gb --precision bf16 --json > bf16.json
 /usr/bin/python3 - <<'PY'

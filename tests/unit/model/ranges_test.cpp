@@ -68,7 +68,7 @@ TEST(Sureness, RangeAroundTheValueIncludingIt) {
   EXPECT_DOUBLE_EQ(s.latency_s->low, 0.01 / 1.2);
   EXPECT_DOUBLE_EQ(s.latency_s->high, 0.02);
   EXPECT_FALSE(s.unvalidated);
-  EXPECT_EQ(s.throughput->basis, "3 published inference rows of nvidia cnn workloads (measured / predicted 0.50-1.20)");
+  EXPECT_EQ(s.throughput->basis, "3 published inference rows of nvidia CNN workloads (measured / predicted 0.50-1.20)");
   // One row below the prediction: the range runs from it up to the prediction.
   s = sureness(bands, "infer", "decoder_llm", "intel", "fp8", 100, 0);
   ASSERT_TRUE(s.throughput);
@@ -84,7 +84,7 @@ TEST(Sureness, RangeAroundTheValueIncludingIt) {
   s = sureness(bands, "train", "cnn", "amd", "bf16", 1000, 1);
   EXPECT_FALSE(s.throughput);
   EXPECT_TRUE(s.unvalidated);
-  EXPECT_EQ(s.note, "no published training rows of amd cnn workloads check this combination");
+  EXPECT_EQ(s.note, "no published training rows of amd CNN workloads check this combination");
 }
 
 }  // namespace
