@@ -111,6 +111,7 @@ json candidate_json(const advise::Scenario& sc, const advise::Candidate& c, std:
     j["unvalidated"] = c.sure->unvalidated;
     j["validation"] = c.sure->note.empty() ? json(nullptr) : json(c.sure->note);
   }
+  j["objective_at_risk"] = advise::objective_at_risk(sc, c);
   if (c.serving) {
     const advise::ServingFigures& f = *c.serving;
     j["serving"] = {{"simulated", f.simulated},

@@ -181,4 +181,9 @@ report::Document build_report(const Scenario& s, const Advice& a, std::size_t to
 // With no feasible part, says so with the closest misses.
 std::string answer_line(const Scenario& s, const Advice& a);
 
+// True when the slow end of a candidate's likely range (the model's measured
+// error on published rows like it, docs/model.md#ranges) misses the
+// scenario's objective although the prediction meets it.
+bool objective_at_risk(const Scenario& s, const Candidate& c);
+
 }  // namespace rooftop::advise

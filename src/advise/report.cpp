@@ -45,6 +45,43 @@ std::string headline(const Scenario& s, const Candidate& c) {
   return "";
 }
 
+// The objective's figure over the range the model's measured error on
+// published rows like this one gives ("59.9 h to 125 h to train", "p99 2.1 s
+// to 4.4 s"), when that error is large (over 15 % either way) or the rows
+// never ran this precision; else "". `at_risk` is set when the slow end of
+// the range misses the scenario's objective.
+std::string likely_range(const Scenario& s, const Candidate& c, bool* at_risk = nullptr) {
+  if (at_risk) *at_risk = false;
+  if (!c.sure) return "";
+  const model::Sureness& u = *c.sure;
+  if (!u.throughput || c.throughput <= 0) return "";
+  const double lo = u.throughput->low / c.throughput, hi = u.throughput->high / c.throughput;
+  if (lo >= 0.85 && hi <= 1.15 && !u.unvalidated) return "";
+  auto span = [](const std::string& a, const std::string& b) { return a == b ? a : a + " to " + b; };
+  bool risk = false;
+  std::string r;
+  switch (s.objective) {
+    case ObjectiveKind::throughput:
+      r = span(si(u.throughput->low, c.throughput_unit), si(u.throughput->high, c.throughput_unit));
+      risk = s.throughput_per_s > 0 && u.throughput->low < s.throughput_per_s;
+      break;
+    case ObjectiveKind::latency:
+      if (u.latency_s) {
+        r = "p99 " + span(human_seconds(u.latency_s->low), human_seconds(u.latency_s->high));
+        risk = s.p99_latency_s > 0 && u.latency_s->high > s.p99_latency_s;
+      }
+      break;
+    case ObjectiveKind::train: {
+      const double t = c.train ? c.train->time_to_train_s : c.latency_s;
+      r = span(human_seconds(t / hi), human_seconds(t / lo)) + " to train";
+      risk = s.deadline_s > 0 && t / lo > s.deadline_s;
+      break;
+    }
+  }
+  if (at_risk) *at_risk = risk && !r.empty();
+  return r;
+}
+
 // "(likely 2.5-3.5 ktokens/s)" after the objective's figure when the model's
 // measured error on published rows like this one is large (over 15 % either
 // way), "(unvalidated: ...)" when no published row checks it; else nothing.
@@ -52,25 +89,33 @@ std::string likely(const Scenario& s, const Candidate& c) {
   if (!c.sure) return "";
   const model::Sureness& u = *c.sure;
   if (!u.throughput || c.throughput <= 0) return u.unvalidated ? " (unvalidated: " + u.note + ")" : "";
-  const double lo = u.throughput->low / c.throughput, hi = u.throughput->high / c.throughput;
-  if (lo >= 0.85 && hi <= 1.15 && !u.unvalidated) return "";
-  auto span = [](const std::string& a, const std::string& b) { return a == b ? a : a + " to " + b; };
-  std::string r;
-  switch (s.objective) {
-    case ObjectiveKind::throughput:
-      r = span(si(u.throughput->low, c.throughput_unit), si(u.throughput->high, c.throughput_unit));
-      break;
-    case ObjectiveKind::latency:
-      r = u.latency_s ? "p99 " + span(human_seconds(u.latency_s->low), human_seconds(u.latency_s->high)) : "";
-      break;
-    case ObjectiveKind::train: {
-      const double t = c.train ? c.train->time_to_train_s : c.latency_s;
-      r = span(human_seconds(t / hi), human_seconds(t / lo)) + " to train";
-      break;
-    }
-  }
+  const std::string r = likely_range(s, c);
   if (r.empty()) return "";
   return " (likely " + r + (u.unvalidated ? "; unvalidated at this precision" : "") + ")";
+}
+
+// The objective in words, for "misses the ...".
+std::string objective_words(const Scenario& s, const Candidate& c) {
+  switch (s.objective) {
+    case ObjectiveKind::throughput: return "throughput target of " + si(s.throughput_per_s, c.throughput_unit);
+    case ObjectiveKind::latency: return "p99 target of " + human_seconds(s.p99_latency_s);
+    case ObjectiveKind::train: return "deadline of " + human_seconds(s.deadline_s);
+  }
+  return "objective";
+}
+
+// A finalist's uncertainty line: the likely range, its basis, and whether
+// its slow end misses the objective; "" when the published rows agree with
+// the model within 15 % or none check it (the headline says so).
+std::string uncertainty(const Scenario& s, const Candidate& c) {
+  bool risk = false;
+  const std::string r = likely_range(s, c, &risk);
+  if (r.empty()) return "";
+  const model::Sureness& u = *c.sure;
+  std::string line = "uncertainty: likely " + r + ", from " + u.throughput->basis;
+  if (u.unvalidated) line += "; unvalidated at this precision";
+  if (risk) line += "; at the slow end of that range it misses the " + objective_words(s, c);
+  return line;
 }
 
 std::string horizon(double y) {
@@ -188,6 +233,12 @@ report::BarChart tco_bars(const Scenario& s, const Advice& a, std::size_t top) {
 
 }  // namespace
 
+bool objective_at_risk(const Scenario& s, const Candidate& c) {
+  bool risk = false;
+  likely_range(s, c, &risk);
+  return risk;
+}
+
 std::string answer_line(const Scenario& s, const Advice& a) {
   if (a.candidates.empty()) return "No recommendation: " + nothing_feasible(s, a) + ".";
   const Candidate& best = a.candidates.front();
@@ -294,6 +345,7 @@ report::Document build_report(const Scenario& s, const Advice& a, std::size_t to
                       std::to_string(c.count / std::max(1, c.replica_devices)) + " cop" +
                       (c.count / std::max(1, c.replica_devices) == 1 ? "y" : "ies"));
     }
+    if (std::string u = uncertainty(s, c); !u.empty()) items.push_back(u);
     if (c.cold_start_s) items.push_back("cold start: " + human_seconds(*c.cold_start_s) + " to load the weights");
     for (const catalog::Caveat& k : c.accelerator->caveats) items.push_back("caveat: " + k.text);
     for (const std::string& n : c.notes) items.push_back("note: " + n);
@@ -305,6 +357,7 @@ report::Document build_report(const Scenario& s, const Advice& a, std::size_t to
   if (a.baseline) {
     add(report::Heading{3, "Baseline: " + setup(*a.baseline)});
     std::vector<std::string> items = a.baseline->explanation;
+    if (std::string u = uncertainty(s, *a.baseline); !u.empty()) items.push_back(u);
     for (const std::string& n : a.baseline->notes) items.push_back("note: " + n);
     add(report::BulletList{items});
   }
