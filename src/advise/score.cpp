@@ -258,7 +258,12 @@ void score_and_rank(const Scenario& s, Advice& out) {
     return x.accelerator->id < y.accelerator->id;
   });
   for (Candidate& c : out.candidates) {
-    if (c.pareto) c.explanation.push_back("on the Pareto front of cost, " + std::string(to_string(s.objective)) + " and power");
+    if (c.pareto) {
+      const char* perf = s.objective == ObjectiveKind::train     ? "time to train"
+                         : s.objective == ObjectiveKind::latency ? "p99 latency"
+                                                                 : "throughput";
+      c.explanation.push_back(std::string("on the Pareto front of cost, ") + perf + " and power");
+    }
   }
 }
 
