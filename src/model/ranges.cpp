@@ -110,7 +110,9 @@ Sureness sureness(const std::vector<ErrorBand>& bands, std::string_view task, st
   const double lo = std::min(1.0, b.ratio_low), hi = std::max(1.0, b.ratio_high);
   char span[64];
   std::snprintf(span, sizeof span, "%.2f-%.2f", b.ratio_low, b.ratio_high);
-  const std::string basis = std::to_string(b.rows) + " published " + what + " (measured / predicted " + span + ")";
+  std::string rows_of = what;
+  if (b.rows == 1) rows_of.replace(rows_of.find(" rows of "), 9, " row of ");
+  const std::string basis = std::to_string(b.rows) + " published " + rows_of + " (measured / predicted " + span + ")";
   if (throughput > 0) s.throughput = Range{throughput * lo, throughput * hi, basis};
   if (latency_s > 0) s.latency_s = Range{latency_s / hi, latency_s / lo, basis};
   s.unvalidated = std::find(b.precisions.begin(), b.precisions.end(), std::string(precision)) == b.precisions.end();

@@ -75,6 +75,8 @@ TEST(Sureness, RangeAroundTheValueIncludingIt) {
   EXPECT_DOUBLE_EQ(s.throughput->low, 40);
   EXPECT_DOUBLE_EQ(s.throughput->high, 100);
   EXPECT_FALSE(s.latency_s);
+  // One row is "row"; the family is named in words.
+  EXPECT_EQ(s.throughput->basis, "1 published inference row of intel decoder LLM workloads (measured / predicted 0.40-0.40)");
   // A precision the rows never ran: the range, but unvalidated.
   s = sureness(bands, "infer", "cnn", "nvidia", "bf16", 1000, 0.01);
   EXPECT_TRUE(s.throughput);
