@@ -114,7 +114,7 @@ GemmShapeFactor one_tile(const GemmShape& s, double tm, double tn, double tk, do
   auto part = [](double x, double tile) { return std::min(1.0, x / tile); };
   GemmShapeFactor f;
   f.fill = part(s.m, tm) * part(s.n, tn) * part(s.k, tk);
-  f.tiles = std::ceil(s.m / tm) * std::ceil(s.n / tn);
+  f.tiles = std::ceil(s.m / tm) * std::ceil(s.n / tn) * std::max(1.0, s.groups);
   f.splits = std::max(1.0, s.k / (4 * tk));
   f.occupancy = std::min(1.0, f.tiles * f.splits / units);
   return f;
@@ -142,8 +142,10 @@ std::optional<GemmShape> op_gemm_shape(const workload::Operator& op, double batc
   const double m_per_sample = std::max(1.0, std::round(op.flops / (2 * op.weight_elems)));
   GemmShape s;
   s.m = batch * m_per_sample;
-  s.n = std::max(1.0, op.out_elems / m_per_sample / std::max(1.0, shard));
-  s.k = std::max(1.0, op.weight_elems / (op.out_elems / m_per_sample));
+  const double out_columns = op.out_elems / m_per_sample;
+  s.groups = std::max(1.0, op.groups);
+  s.n = std::max(1.0, out_columns / s.groups / std::max(1.0, shard));
+  s.k = std::max(1.0, op.weight_elems / out_columns);
   return s;
 }
 
@@ -160,6 +162,12 @@ OpEfficiency op_efficiency(const workload::Operator& op, double batch, double sh
   if (std::optional<GemmShape> g = op_gemm_shape(op, batch, shard)) {
     const bool eight_bit = p == Precision::fp8 || p == Precision::int8;
     out.compute = e.compute * (eight_bit ? e.compute_8bit : 1) * gemm_shape_factor(*g, gemm_units(a)).factor();
+    // A grouped convolution too thin for the matrix units runs on the vector
+    // units instead (cuDNN's non-Tensor-Core kernels): never below the fp32
+    // vector rate, when the catalog gives one.
+    if (g->groups > 1 && p != Precision::fp32 && a.peak(Precision::fp32).known() && a.peak(p).known() &&
+        *a.peak(p).value > 0)
+      out.compute = std::max(out.compute, e.compute * *a.peak(Precision::fp32).value / *a.peak(p).value);
   } else if (op.kind == OpKind::attention && a.attention_fraction.known()) {
     // The fused kernel's published fraction replaces the GEMM factor; a
     // calibrated profile's compute factor (peaks measured) still scales it.

@@ -21,6 +21,7 @@ namespace rooftop::model {
 // One GEMM: C[m x n] += A[m x k] B[k x n].
 struct GemmShape {
   double m = 0, n = 0, k = 0;
+  double groups = 1;  // independent GEMMs of this shape (a grouped convolution's groups)
 };
 
 // How a device's matrix units run a GEMM (catalog compute.units/tile_*):

@@ -224,6 +224,7 @@ NodeCost cost_node(const ::onnx::NodeProto& n, const std::string& name, const Te
     if (!f) return {CostStatus::unknown_shape, {}};
     op.kind = OpKind::conv;
     op.flops = *f;
+    op.groups = double(std::max<std::int64_t>(1, attr_int(n, "group", 1)));
   } else if (type == "Gemm" || type == "MatMul" || type == "MatMulInteger" || type == "QLinearMatMul" ||
              type == "com.microsoft.FusedMatMul") {
     std::optional<double> f = matmul_flops(n, t);

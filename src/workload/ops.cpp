@@ -35,7 +35,8 @@ Shape Net::conv(const std::string& name, Shape in, double out_c, int k, int stri
   double weights = double(k) * k * (in.c / groups) * out_c + (bias ? out_c : 0);
   double macs = double(k) * k * (in.c / groups) * out_c * out.h * out.w;
   add_op(ops_, full(name), OpKind::conv, phase_, 2 * macs + (bias ? out.elems() : 0), weights, in.elems(),
-         out.elems());
+         out.elems())
+      .groups = groups;
   return out;
 }
 

@@ -76,6 +76,9 @@ struct Operator {
   double in_elems = 0;              // activations read per sample (incl. KV cache reads in decode)
   double out_elems = 0;             // activations written per sample
   double params = 0;                // trainable parameters per instance
+  // A grouped convolution's groups: its weights are block-diagonal, so it
+  // runs `groups` GEMMs of out / groups columns each (1: a dense operator).
+  double groups = 1;
   // Training: a frozen operator (e.g. a diffusion model's text encoder) runs
   // forward only; it gets no backward and its weights no optimizer update.
   bool frozen = false;

@@ -54,6 +54,7 @@ void read_op(const YAML::Node& node, const std::string& file, std::size_t index,
   op.out_elems = m.num("out_elems", false, 0, kMax).value_or(0);
   op.params = m.num("params", false, 0, kMax).value_or(op.weight_elems);
   op.frozen = m.boolean("frozen").value_or(false);
+  op.groups = m.num("groups", false, 1, kMax).value_or(1);
   m.finish();
   ops.push_back(std::move(op));
 }

@@ -124,6 +124,54 @@ TEST(GemmShape, OperatorsGiveTheirGemm) {
   EXPECT_FALSE(op_gemm_shape(norm, 1, 1));
 }
 
+TEST(GemmShape, GroupedConvolutionRunsOneGemmPerGroup) {
+  // ResNeXt's 3x3 conv, 32 groups of 32 channels (1024 -> 1024) over 25 x 25
+  // pixels: 32 GEMMs of m = 625, n = 32, k = 32 x 9 = 288.
+  workload::Operator conv;
+  conv.kind = workload::OpKind::conv;
+  conv.groups = 32;
+  conv.flops = 2.0 * 625 * 32 * 9 * 1024;
+  conv.weight_elems = 9.0 * 32 * 1024;
+  conv.in_elems = conv.out_elems = 1024.0 * 625;
+  std::optional<GemmShape> g = op_gemm_shape(conv, 1, 1);
+  ASSERT_TRUE(g);
+  EXPECT_DOUBLE_EQ(g->m, 625);
+  EXPECT_DOUBLE_EQ(g->n, 32);
+  EXPECT_DOUBLE_EQ(g->k, 288);
+  EXPECT_DOUBLE_EQ(g->groups, 32);
+  // 128 x 128 tiles down to 64: a 128 x 64 tile fills n = 32 of its 64
+  // columns; 5 x 1 tiles per group x 32 groups = 160 tiles, a full wave.
+  GemmShapeFactor f = gemm_shape_factor(*g, GemmUnits{132, 128, 128, 64, 64});
+  EXPECT_DOUBLE_EQ(f.fill, 0.5);
+  EXPECT_DOUBLE_EQ(f.tiles, 160);
+  EXPECT_DOUBLE_EQ(f.factor(), 0.5);
+  // Ungrouped, the same weights would be one GEMM of n = 1024: full tiles.
+  g->n = 1024, g->groups = 1;
+  EXPECT_DOUBLE_EQ(gemm_shape_factor(*g, GemmUnits{132, 128, 128, 64, 64}).factor(), 1);
+}
+
+TEST(OpEfficiency, ThinGroupsRunAtLeastAtTheVectorRate) {
+  // Groups 4 channels wide (ResNeXt 32x4d's first stage): the matrix units'
+  // tiles are 4/64 full; the vector units (fp32 25 of 100 TFLOP/s) do better.
+  catalog::Accelerator a = test_gpu();
+  a.compute_units = {132, "test"};
+  a.tile_m = {128, "test"};
+  a.tile_n = {128, "test"};
+  a.tile_k = {64, "test"};
+  a.tile_min = {64, "test"};
+  Efficiency e = efficiency_for(a);
+  workload::Operator conv;
+  conv.kind = workload::OpKind::conv;
+  conv.groups = 32;
+  conv.flops = 2.0 * 40000 * 4 * 9 * 128;
+  conv.weight_elems = 9.0 * 4 * 128;
+  conv.in_elems = conv.out_elems = 128.0 * 40000;
+  EXPECT_DOUBLE_EQ(op_efficiency(conv, 1, 1, Precision::fp16, a, e).compute, e.compute * 0.25);
+  // The same conv ungrouped (a dense 3x3, k = 36) stays on the matrix units.
+  conv.groups = 1;
+  EXPECT_GT(op_efficiency(conv, 1, 1, Precision::fp16, a, e).compute, e.compute * 0.25);
+}
+
 TEST(OpEfficiency, AttentionAtThePublishedFraction) {
   catalog::Accelerator a = test_gpu();
   Efficiency e = efficiency_for(a);

@@ -54,7 +54,9 @@ TEST(OnnxImport, BatchFillsTheSymbolicDimensionAndCountsStayPerSample) {
 
 TEST(OnnxImport, GroupedAndTransposedConvolutions) {
   ROOFTOP_NEED_ONNX_MODELS();
-  EXPECT_DOUBLE_EQ(load("group_conv.onnx").workload.ops.at(0).flops, 2.0 * 8 * 256 * 9);
+  const workload::Operator g = load("group_conv.onnx").workload.ops.at(0);  // a copy: load() returns a temporary
+  EXPECT_DOUBLE_EQ(g.flops, 2.0 * 8 * 256 * 9);
+  EXPECT_DOUBLE_EQ(g.groups, 8);  // the GEMM-shape factor runs one GEMM per group
   // ConvTranspose: every input point scatters into Cout/group x kernel outputs.
   EXPECT_DOUBLE_EQ(load("conv_transpose.onnx").workload.ops.at(0).flops, 2.0 * 8 * 256 * 4 * 4);
 }

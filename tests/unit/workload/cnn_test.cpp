@@ -50,6 +50,16 @@ TEST(Retinanet, TorchvisionResnet50FpnParameters) {
 
 TEST(Retinanet, MlperfShape) {
   Workload w = zoo("retinanet");
+  // ResNeXt's 3x3 convolutions carry their 32 groups; the rest are dense.
+  double grouped = 0;
+  for (const Operator& op : w.ops) {
+    if (op.groups > 1) {
+      EXPECT_EQ(op.kind, OpKind::conv) << op.name;
+      EXPECT_DOUBLE_EQ(op.groups, 32) << op.name;
+      grouped += op.repeat;
+    }
+  }
+  EXPECT_DOUBLE_EQ(grouped, 16);  // one per bottleneck block: 3 + 4 + 6 + 3
   // ResNeXt50-32x4d backbone (25.0M with its fc) + FPN + heads for 264 classes.
   EXPECT_GT(w.params, 30e6);
   EXPECT_LT(w.params, 40e6);

@@ -30,6 +30,16 @@ TEST(CustomYaml, ExplicitOperatorList) {
   EXPECT_DOUBLE_EQ(w->params, 3 * 1048576.0);
   EXPECT_DOUBLE_EQ(totals(w->ops, 1, Precision::fp32).flops, 3 * (2097152.0 + 1024));
   EXPECT_DOUBLE_EQ(w->activation_elems_per_sample, 2048);
+  EXPECT_DOUBLE_EQ(w->ops[0].groups, 1);
+}
+
+TEST(CustomYaml, GroupedConvolutionKeepsItsGroups) {
+  const char* text = "name: g\nsample: s\nops:\n  - {name: c, kind: conv, flops: 100, weight_elems: 10, "
+                     "out_elems: 10, groups: 8}\n";
+  Result<Workload> w = parse_workload_yaml(text, "g.yaml", {});
+  ASSERT_TRUE(w) << w.error().what();
+  EXPECT_DOUBLE_EQ(w->ops[0].groups, 8);
+  EXPECT_FALSE(parse_workload_yaml("name: g\nsample: s\nops:\n  - {name: c, kind: conv, groups: 0}\n", "g.yaml", {}));
 }
 
 TEST(CustomYaml, BuilderConfig) {
