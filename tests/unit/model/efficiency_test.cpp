@@ -18,6 +18,17 @@ using testing::test_gpu;
 // An H100-like part: 132 units, 128 x 128 tiles, k step 64.
 GemmUnits h100_like() { return {132, 128, 128, 64}; }
 
+// test_gpu with those units in its catalog entry (tiles down to tile_min).
+catalog::Accelerator tiled_gpu(double tile_min = 0) {
+  catalog::Accelerator a = test_gpu();
+  a.compute_units = {132.0, "test"};
+  a.tile_m = {128.0, "test"};
+  a.tile_n = {128.0, "test"};
+  a.tile_k = {64.0, "test"};
+  if (tile_min > 0) a.tile_min = {tile_min, "test"};
+  return a;
+}
+
 TEST(GemmShape, LargeSquareFillsEveryUnit) {
   GemmShapeFactor f = gemm_shape_factor({8192, 8192, 8192}, h100_like());
   EXPECT_DOUBLE_EQ(f.fill, 1);
@@ -153,12 +164,7 @@ TEST(GemmShape, GroupedConvolutionRunsOneGemmPerGroup) {
 TEST(OpEfficiency, ThinGroupsRunAtLeastAtTheVectorRate) {
   // Groups 4 channels wide (ResNeXt 32x4d's first stage): the matrix units'
   // tiles are 4/64 full; the vector units (fp32 25 of 100 TFLOP/s) do better.
-  catalog::Accelerator a = test_gpu();
-  a.compute_units = {132, "test"};
-  a.tile_m = {128, "test"};
-  a.tile_n = {128, "test"};
-  a.tile_k = {64, "test"};
-  a.tile_min = {64, "test"};
+  catalog::Accelerator a = tiled_gpu(64);
   Efficiency e = efficiency_for(a);
   workload::Operator conv;
   conv.kind = workload::OpKind::conv;
@@ -336,11 +342,7 @@ TEST(GemmShapeProperty, NeverAboveOneAndNeverRaisedByASmallerDimension) {
 }
 
 TEST(GemmShapeProperty, OperatorEfficiencyNeverExceedsOne) {
-  catalog::Accelerator a = test_gpu();
-  a.compute_units = {132.0, "test"};
-  a.tile_m = {128.0, "test"};
-  a.tile_n = {128.0, "test"};
-  a.tile_k = {64.0, "test"};
+  catalog::Accelerator a = tiled_gpu();
   a.attention_fraction = {0.75, "test"};
   Efficiency e = efficiency_for(a);
   std::mt19937_64 rng(7);
