@@ -135,15 +135,21 @@ TEST(GemmShape, OperatorsGiveTheirGemm) {
   EXPECT_FALSE(op_gemm_shape(norm, 1, 1));
 }
 
-TEST(GemmShape, GroupedConvolutionRunsOneGemmPerGroup) {
-  // ResNeXt's 3x3 conv, 32 groups of 32 channels (1024 -> 1024) over 25 x 25
-  // pixels: 32 GEMMs of m = 625, n = 32, k = 32 x 9 = 288.
+// A 3x3 convolution over `pixels`, 32 groups `width` channels wide.
+workload::Operator grouped_conv(double pixels, double width) {
   workload::Operator conv;
   conv.kind = workload::OpKind::conv;
   conv.groups = 32;
-  conv.flops = 2.0 * 625 * 32 * 9 * 1024;
-  conv.weight_elems = 9.0 * 32 * 1024;
-  conv.in_elems = conv.out_elems = 1024.0 * 625;
+  conv.flops = 2.0 * pixels * width * 9 * 32 * width;
+  conv.weight_elems = 9.0 * width * 32 * width;
+  conv.in_elems = conv.out_elems = 32 * width * pixels;
+  return conv;
+}
+
+TEST(GemmShape, GroupedConvolutionRunsOneGemmPerGroup) {
+  // ResNeXt's 3x3 conv, 32 groups of 32 channels (1024 -> 1024) over 25 x 25
+  // pixels: 32 GEMMs of m = 625, n = 32, k = 32 x 9 = 288.
+  const workload::Operator conv = grouped_conv(625, 32);
   std::optional<GemmShape> g = op_gemm_shape(conv, 1, 1);
   ASSERT_TRUE(g);
   EXPECT_DOUBLE_EQ(g->m, 625);
@@ -166,12 +172,7 @@ TEST(OpEfficiency, ThinGroupsRunAtLeastAtTheVectorRate) {
   // tiles are 4/64 full; the vector units (fp32 25 of 100 TFLOP/s) do better.
   catalog::Accelerator a = tiled_gpu(64);
   Efficiency e = efficiency_for(a);
-  workload::Operator conv;
-  conv.kind = workload::OpKind::conv;
-  conv.groups = 32;
-  conv.flops = 2.0 * 40000 * 4 * 9 * 128;
-  conv.weight_elems = 9.0 * 4 * 128;
-  conv.in_elems = conv.out_elems = 128.0 * 40000;
+  workload::Operator conv = grouped_conv(40000, 4);
   EXPECT_DOUBLE_EQ(op_efficiency(conv, 1, 1, Precision::fp16, a, e).compute, e.compute * 0.25);
   // The same conv ungrouped (a dense 3x3, k = 36) stays on the matrix units.
   conv.groups = 1;
