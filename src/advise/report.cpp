@@ -105,13 +105,15 @@ std::string objective_words(const Scenario& s, const Candidate& c) {
 }
 
 // A finalist's uncertainty line: the likely range, its basis, and whether
-// its slow end misses the objective; "" when the published rows agree with
-// the model within 15 % or none check it (the headline says so).
+// its slow end misses the objective; "unvalidated: ..." when no published
+// row checks it; "" when the published rows agree with the model within 15 %.
 std::string uncertainty(const Scenario& s, const Candidate& c) {
+  if (!c.sure) return "";
+  const model::Sureness& u = *c.sure;
+  if (!u.throughput && u.unvalidated) return "uncertainty: unvalidated: " + u.note;
   bool risk = false;
   const std::string r = likely_range(s, c, &risk);
   if (r.empty()) return "";
-  const model::Sureness& u = *c.sure;
   std::string line = "uncertainty: likely " + r + ", from " + u.throughput->basis;
   if (u.unvalidated) line += "; unvalidated at this precision";
   if (risk) line += "; at the slow end of that range it misses the " + objective_words(s, c);
