@@ -22,6 +22,16 @@ std::size_t help_width() {
 
 namespace {
 
+// Where an example command starts on a line ("rooftop ..." or the
+// overview's "e.g. rooftop ..."): the offset of "rooftop", or npos.
+std::size_t command_start(const std::string& line) {
+  const std::size_t lead = line.find_first_not_of(' ');
+  if (lead == std::string::npos) return std::string::npos;
+  if (line.compare(lead, 8, "rooftop ") == 0) return lead;
+  if (line.compare(lead, 13, "e.g. rooftop ") == 0) return lead + 5;
+  return std::string::npos;
+}
+
 // Where a line's text continues when wrapped: under the second column of a
 // two-column line ("  name   description"), else under its first word.
 std::size_t continuation_indent(const std::string& line) {
@@ -33,9 +43,8 @@ std::size_t continuation_indent(const std::string& line) {
     if (second != std::string::npos && second < line.size() / 2 + 40) return second;
   }
   // A wrapped command line hangs under itself, so it never reads as a new command.
-  if (line.compare(lead, 8, "rooftop ") == 0) return lead + 4;
-  if (line.compare(lead, 13, "e.g. rooftop ") == 0) return lead + 9;
-  return lead;
+  const std::size_t command = command_start(line);
+  return command != std::string::npos ? command + 4 : lead;
 }
 
 void wrap_line(std::string line, std::size_t width, std::string& out) {
@@ -43,9 +52,7 @@ void wrap_line(std::string line, std::size_t width, std::string& out) {
   if (indent > width / 2) indent = std::min<std::size_t>(8, width / 4);
   // An example command wraps with a shell continuation (" \"), so it still
   // runs when pasted as shown.
-  const std::size_t lead = line.find_first_not_of(' ');
-  const bool command = lead != std::string::npos &&
-                       (line.compare(lead, 8, "rooftop ") == 0 || line.compare(lead, 13, "e.g. rooftop ") == 0);
+  const bool command = command_start(line) != std::string::npos;
   const std::string mark = command ? " \\" : "";
   if (command && width > 2) width -= 2;
   while (line.size() > width) {

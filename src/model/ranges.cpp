@@ -96,9 +96,12 @@ Sureness sureness(const std::vector<ErrorBand>& bands, std::string_view task, st
                   std::string_view vendor, std::string_view precision, double throughput, double latency_s) {
   Sureness s;
   const auto known = workload::parse_family(family);
-  const std::string what = std::string(task == "train" ? "training" : "inference") + " rows of " +
-                           std::string(vendor) + " " + std::string(known ? workload::label(*known) : family) +
-                           " workloads";
+  // "training rows of nvidia CNN workloads" ("row" for one).
+  auto rows_of = [&](bool one) {
+    return std::string(task == "train" ? "training" : "inference") + (one ? " row of " : " rows of ") +
+           std::string(vendor) + " " + std::string(known ? workload::label(*known) : family) + " workloads";
+  };
+  const std::string what = rows_of(false);
   auto it = std::find_if(bands.begin(), bands.end(), [&](const ErrorBand& b) {
     return b.task == task && b.family == family && b.vendor == vendor;
   });
@@ -110,9 +113,8 @@ Sureness sureness(const std::vector<ErrorBand>& bands, std::string_view task, st
   const double lo = std::min(1.0, b.ratio_low), hi = std::max(1.0, b.ratio_high);
   char span[64];
   std::snprintf(span, sizeof span, "%.2f-%.2f", b.ratio_low, b.ratio_high);
-  std::string rows_of = what;
-  if (b.rows == 1) rows_of.replace(rows_of.find(" rows of "), 9, " row of ");
-  const std::string basis = std::to_string(b.rows) + " published " + rows_of + " (measured / predicted " + span + ")";
+  const std::string basis =
+      std::to_string(b.rows) + " published " + rows_of(b.rows == 1) + " (measured / predicted " + span + ")";
   if (throughput > 0) s.throughput = Range{throughput * lo, throughput * hi, basis};
   if (latency_s > 0) s.latency_s = Range{latency_s / hi, latency_s / lo, basis};
   s.unvalidated = std::find(b.precisions.begin(), b.precisions.end(), std::string(precision)) == b.precisions.end();
