@@ -270,8 +270,12 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   const double sync_s = dense.sync_s + expert.sync_s, gather_s = dense.gather_s + expert.gather_s;
   const double last_bucket_s =
       sync_of(std::min(o.grad_bytes, kGradBucketBytes), 0, plan.dp, dp_stride).sync_s;
-  const double exposed =
-      std::max({0.0, sync_s - b_mb, last_bucket_s}) + std::max(0.0, gather_s - k * (f_mb + b_mb + r_mb));
+  // The sync and the gathers share the data-parallel links: however they
+  // overlap the compute, together they keep those links busy for sync +
+  // gathers, so the step cannot end before that traffic has moved.
+  const double window_s = k * (f_mb + b_mb + r_mb);
+  const double exposed = std::max(std::max({0.0, sync_s - b_mb, last_bucket_s}) + std::max(0.0, gather_s - window_s),
+                                  sync_s + gather_s - window_s);
   o.sums = fwd;
   o.sums.add(bwd);
   o.sums.add(re);

@@ -354,5 +354,38 @@ TEST(TrainingSchedule, PredictWithTheSearchedPlanReproducesIt) {
   EXPECT_DOUBLE_EQ(again.memory.required_bytes, searched.memory.required_bytes);
 }
 
+// ZeRO-3's parameter gathers and the gradient reduce-scatter share the
+// data-parallel links: each fits behind the compute on its own, but together
+// they keep the links busy longer than the compute runs, so the step waits
+// for the rest (sync + gathers - forward and backward).
+TEST(TrainingSchedule, ZeroThreeTrafficCannotOverlapMoreThanTheLinksCarry) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e9);  // 2 GB of bf16 parameters and gradients
+  w.heads = 8;
+  Request r = train_request(a, w, 8);
+  r.precision = Precision::bf16;
+  r.detail = true;
+  const double bw = 100e9 * 0.8, lat = 0.6e-6;
+  const double shard_s = 7.0 / 8 * 2e9 / bw + 7 * lat;  // one reduce-scatter or all-gather over 8 ranks
+  const double sync = shard_s, gathers = 2 * shard_s;   // k = 1: forward and backward gathers
+  bool traffic_bound = false;
+  for (int mb = 1; mb <= 4096 && !traffic_bound; mb *= 2) {
+    r.plan = *parse_plan("dp=8,tp=1,pp=1,ga=1,zero=3,recompute=none,mb=" + std::to_string(mb));
+    Prediction p = *predict(r);
+    double forward = 0, backward = 3e-6;  // the weight-gradient kernel's launch
+    for (const OpPrediction& o : p.per_op) {
+      if (o.phase == workload::Phase::forward) forward += o.time_s;
+      if (o.phase == workload::Phase::backward) backward += o.time_s;
+    }
+    EXPECT_NEAR(p.communication.data_s, sync + gathers, 1e-12);
+    const double window = forward + backward;
+    const double hidden_each = std::max(0.0, sync - backward) + std::max(0.0, gathers - window);
+    if (sync + gathers - window <= hidden_each + 1e-6) continue;
+    traffic_bound = true;
+    EXPECT_NEAR(p.communication.exposed_s, sync + gathers - window, 1e-9) << "mb " << mb;
+  }
+  EXPECT_TRUE(traffic_bound) << "no micro-batch where the gathers and the sync each hide but not together";
+}
+
 }  // namespace
 }  // namespace rooftop::model
