@@ -78,6 +78,13 @@ Efficiency efficiency_for(const catalog::Accelerator& a) {
   // keeps the edge memory factor and launch cost.
   const bool nvidia_tensor_cores = a.vendor == "nvidia" && (a.kind == catalog::Kind::gpu || a.kind == catalog::Kind::edge);
   if (nvidia_tensor_cores) e.compute_8bit = 0.88;
+  // GPU normalization backward: layer norm on H100 80GB HBM3 moves its three
+  // tensors (x, dy read; dx written) at 0.36-0.42 of the HBM peak with the
+  // best kernel measured (Liger-Kernel benchmark data, fp32, 4,096 rows of
+  // 4,096-16,384) and 0.34-0.37 with PyTorch's, where its forward pass reaches
+  // 0.78-0.87 (about the STREAM factor): 0.40 / 0.80 = 0.5 of `memory`.
+  // Measured on NVIDIA GPUs; batch and group norm need the same reductions.
+  if (a.kind == catalog::Kind::gpu || a.kind == catalog::Kind::edge) e.norm_backward = 0.5;
   if (nvidia_tensor_cores && a.kind == catalog::Kind::edge) {
     e.compute = kByKind[static_cast<int>(catalog::Kind::gpu)].compute;
     e.source = std::string(d.source) + "; GEMMs at the NVIDIA GPU factor (docs/model.md#edge)";
@@ -159,6 +166,7 @@ OpEfficiency op_efficiency(const workload::Operator& op, double batch, double sh
   OpEfficiency out{e.compute, e.memory};
   using workload::OpKind;
   if (op.phase == workload::Phase::optimizer) return out;
+  if (op.kind == OpKind::norm && op.phase == workload::Phase::backward) out.memory *= e.norm_backward;
   if (std::optional<GemmShape> g = op_gemm_shape(op, batch, shard)) {
     const bool eight_bit = p == Precision::fp8 || p == Precision::int8;
     out.compute = e.compute * (eight_bit ? e.compute_8bit : 1) * gemm_shape_factor(*g, gemm_units(a)).factor();

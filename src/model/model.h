@@ -41,6 +41,11 @@ struct Efficiency {
   // delivery and power keep them further from it (docs/model.md#gpu).
   double compute_8bit = 1;
   double memory = 0;           // achieved / peak bytes/s on streaming kernels
+  // The backward pass of a normalization (layer, RMS, batch, group norm)
+  // reaches this fraction of `memory`: besides reading x and dy and writing
+  // dx it reduces twice per row and once more across rows for the scale and
+  // shift gradients (docs/model.md#gpu). 1 where no measurement says.
+  double norm_backward = 1;
   double op_overhead_s = 0;    // fixed cost per operator instance (launch, sync)
   double link = 0;             // achieved / peak link bandwidth for collectives
   double link_latency_s = 0;   // per ring step

@@ -214,6 +214,33 @@ TEST(OpEfficiency, EightBitGemmsOnNvidiaTensorCores) {
   EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::fp8, other, eo).compute, eo.compute);
 }
 
+// A normalization's backward pass on a GPU streams its x, dy and dx at half
+// the memory factor (layer norm backward vs forward on H100, docs/model.md
+// #norm-backward); its forward pass and the other kinds keep the factor, and
+// TPUs and ASICs have no such measurement.
+TEST(OpEfficiency, NormBackwardOnGpusAtHalfTheStreamingRate) {
+  workload::Operator norm = testing::one_op(workload::OpKind::norm, 8 * 4096.0, 2 * 4096.0, 4096, 4096);
+  workload::Operator back = norm;
+  back.phase = workload::Phase::backward;
+  workload::Operator act = testing::one_op(workload::OpKind::elementwise, 4096, 0, 4096, 4096);
+  act.phase = workload::Phase::backward;
+  catalog::Accelerator gpu = test_gpu();
+  const Efficiency e = efficiency_for(gpu);
+  EXPECT_DOUBLE_EQ(e.norm_backward, 0.5);
+  EXPECT_DOUBLE_EQ(op_efficiency(norm, 8, 1, Precision::bf16, gpu, e).memory, e.memory);
+  EXPECT_DOUBLE_EQ(op_efficiency(back, 8, 1, Precision::bf16, gpu, e).memory, e.memory * 0.5);
+  EXPECT_DOUBLE_EQ(op_efficiency(act, 8, 1, Precision::bf16, gpu, e).memory, e.memory);
+  catalog::Accelerator jetson = gpu;
+  jetson.kind = catalog::Kind::edge;
+  EXPECT_DOUBLE_EQ(efficiency_for(jetson).norm_backward, 0.5);
+  for (catalog::Kind k : {catalog::Kind::tpu, catalog::Kind::asic, catalog::Kind::npu, catalog::Kind::cpu}) {
+    catalog::Accelerator other = gpu;
+    other.kind = k;
+    const Efficiency eo = efficiency_for(other);
+    EXPECT_DOUBLE_EQ(op_efficiency(back, 8, 1, Precision::bf16, other, eo).memory, eo.memory) << catalog::to_string(k);
+  }
+}
+
 TEST(OpEfficiency, GathersMoveWholeSectors) {
   EXPECT_DOUBLE_EQ(gather_sector_efficiency(64), 1);
   EXPECT_DOUBLE_EQ(gather_sector_efficiency(48), 48.0 / 64);   // 2 sectors
