@@ -34,7 +34,11 @@ constexpr Benchmark kBenchmarks[] = {
      "every 24,576 sequences (training_rules.adoc) over the 5,662-sequence validation set "
      "(training_results_v4.1 NVIDIA gpt3 conf/custom.yaml)"},
     {"llama-2-70b", "llama2_70b_lora", 1, "samples (LoRA fine-tuning, sequences of up to 8,192 tokens)", 8192, true, 0,
-     384, 0, 0, 173, "every 384 samples (training_rules.adoc) over the 173 GovReport eval samples"},
+     384, 0, 0, 173,
+     "every 384 samples over the 173 GovReport eval samples, skipping the first floor(0.125 x batch + 2) "
+     "(training_rules.adoc; the benchmark's evaluation rule, e.g. training_results_v4.1 NVIDIA "
+     "llama2_70b_lora/implementations/eos_ngc24.09_nemo/README.md section 5)",
+     0.125, 2},
     {"dlrm-v2", "dlrm_dcnv2", 4195197692,
      "fraction of an epoch x 4,195,197,692 Criteo samples (compliance training_5.0.0/closed_dlrm_dcnv2.yaml); one sample = one user-item pair", 0, false, 1,
      4195197692.0 / 20, 0, 0, 89137319,
@@ -152,10 +156,16 @@ double eval_interval(const Benchmark& b, double global_batch) {
   return b.eval_round > 0 ? std::max(b.eval_round, std::floor(raw / b.eval_round) * b.eval_round) : raw;
 }
 
+double evaluations(const Benchmark& b, double samples, double global_batch) {
+  const double every = eval_interval(b, global_batch);
+  if (every <= 0 || b.eval_samples <= 0) return 0;
+  const double skipped = std::floor(b.eval_skip_per_batch * global_batch + b.eval_skip);
+  return std::max(0.0, samples / every - skipped);
+}
+
 double eval_seconds(const Benchmark& b, double samples, const Plan& plan, double eval_stage_s, double* evals) {
   const double global_batch = double(plan.dp) * plan.mb * plan.ga;
-  const double every = eval_interval(b, global_batch);
-  const double n = every > 0 && b.eval_samples > 0 ? samples / every : 0;
+  const double n = evaluations(b, samples, global_batch);
   if (evals) *evals = n;
   if (n <= 0) return 0;
   const double steps = std::ceil(b.eval_samples / (double(plan.dp) * plan.mb));

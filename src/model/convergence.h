@@ -48,7 +48,14 @@ struct Benchmark {
   double eval_round;
   double eval_samples;
   const char* eval_source;
+  // The first floor(eval_skip_per_batch x global batch + eval_skip) of those
+  // evaluations may be skipped (llama2_70b_lora's rule); 0 and 0: none.
+  double eval_skip_per_batch = 0;
+  double eval_skip = 0;
 };
+// Evaluations a run of `samples` training samples at `global_batch` times:
+// samples / interval, less the skipped first ones (never below 0).
+double evaluations(const Benchmark& b, double samples, double global_batch);
 // The benchmark a zoo model trains in MLPerf, or nullptr (an id a training
 // recipe decorates, "llama-2-70b (LoRA)", is its model's).
 const Benchmark* mlperf_benchmark(std::string_view model_id);

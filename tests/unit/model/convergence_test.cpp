@@ -58,15 +58,27 @@ TEST(Convergence, EvaluationsArePipelinedForwardPassesOfTheEvalSet) {
   const Benchmark& lora = *mlperf_benchmark("llama-2-70b");
   Plan p;
   p.dp = 8, p.mb = 1;
-  // 3,840 samples / 384 = 10 evaluations of 173 samples: ceil(173 / 8) = 22 steps of 2 s.
+  // 3,840 samples / 384 = 10 evaluation points, the first floor(0.125 x 8 + 2)
+  // = 3 skipped: 7 evaluations of 173 samples, ceil(173 / 8) = 22 steps of 2 s.
   double evals = 0;
-  EXPECT_DOUBLE_EQ(eval_seconds(lora, 3840, p, 2.0, &evals), 10 * 22 * 2.0);
-  EXPECT_DOUBLE_EQ(evals, 10);
-  // Four pipeline stages: 3 more stage slots of fill per evaluation.
+  EXPECT_DOUBLE_EQ(eval_seconds(lora, 3840, p, 2.0, &evals), 7 * 22 * 2.0);
+  EXPECT_DOUBLE_EQ(evals, 7);
+  // Four pipeline stages: 3 more stage slots of fill per evaluation (global
+  // batch 2: floor(0.25 + 2) = 2 skipped, 8 evaluations).
   p.dp = 2, p.pp = 4;
-  EXPECT_DOUBLE_EQ(eval_seconds(lora, 3840, p, 0.5), 10 * (87 + 3) * 0.5);
+  EXPECT_DOUBLE_EQ(eval_seconds(lora, 3840, p, 0.5), 8 * (87 + 3) * 0.5);
   EXPECT_DOUBLE_EQ(eval_seconds(*mlperf_benchmark("stable-diffusion-v2"), 1e6, p, 1.0, &evals), 0);
   EXPECT_DOUBLE_EQ(evals, 0);
+}
+
+// llama2_70b_lora skips its first floor(0.125 x batch + 2) evaluations (the
+// submissions' SKIP_EVALS: 3 at batch 8, 18 at batch 128); the others skip none.
+TEST(Convergence, LoraSkipsItsFirstEvaluations) {
+  const Benchmark& lora = *mlperf_benchmark("llama-2-70b");
+  EXPECT_DOUBLE_EQ(evaluations(lora, 9 * 384, 8), 6);         // converged at 3,456 samples: 6 timed evaluations
+  EXPECT_DOUBLE_EQ(evaluations(lora, 30 * 384, 128), 12);     // 11,520 samples at batch 128
+  EXPECT_DOUBLE_EQ(evaluations(lora, 10 * 384, 128), 0);      // all skipped, never negative
+  EXPECT_DOUBLE_EQ(evaluations(*mlperf_benchmark("resnet50"), 8 * 1281167.0, 3264), 2);  // every 4 epochs
 }
 
 TEST(Convergence, TimeToTargetAddsTheEvaluations) {
