@@ -85,6 +85,14 @@ Efficiency efficiency_for(const catalog::Accelerator& a) {
   // 0.78-0.87 (about the STREAM factor): 0.40 / 0.80 = 0.5 of `memory`.
   // Measured on NVIDIA GPUs; batch and group norm need the same reductions.
   if (a.kind == catalog::Kind::gpu || a.kind == catalog::Kind::edge) e.norm_backward = 0.5;
+  // NVIDIA GEMM depth: XLA's measured H100 bf16 matmul table
+  // (xla/service/gpu/model/matmul_interpolator_data.h, sm_90; the 46 shapes
+  // whose kernels run 50 us or longer) is fitted best, with this model's tile
+  // factor, 0.78 and 3 us per kernel, by a per-tile fixed cost of 100 of k
+  // (RMS log error 0.087 -> 0.037): about 1.5 main-loop steps of 64. The same
+  // kernels (cuBLAS/cuDNN/CUTLASS tiles) run on Ampere and Jetson; Hopper
+  // overlaps more of the write-out, so elsewhere this is a lower bound.
+  if (nvidia_tensor_cores) e.gemm_tile_fixed_k = 100;
   if (nvidia_tensor_cores && a.kind == catalog::Kind::edge) {
     e.compute = kByKind[static_cast<int>(catalog::Kind::gpu)].compute;
     e.source = std::string(d.source) + "; GEMMs at the NVIDIA GPU factor (docs/model.md#edge)";
@@ -128,6 +136,11 @@ GemmShapeFactor one_tile(const GemmShape& s, double tm, double tn, double tk, do
 }
 }  // namespace
 
+double gemm_depth_factor(double k, double fixed_k) {
+  if (fixed_k <= 0 || k <= 0) return 1;
+  return std::min(1.0, k / (k + fixed_k) * (kGemmReferenceK + fixed_k) / kGemmReferenceK);
+}
+
 GemmShapeFactor gemm_shape_factor(const GemmShape& s, const GemmUnits& u) {
   GemmShapeFactor best;
   if (!u.known() || s.m <= 0 || s.n <= 0 || s.k <= 0) return best;
@@ -169,7 +182,8 @@ OpEfficiency op_efficiency(const workload::Operator& op, double batch, double sh
   if (op.kind == OpKind::norm && op.phase == workload::Phase::backward) out.memory *= e.norm_backward;
   if (std::optional<GemmShape> g = op_gemm_shape(op, batch, shard)) {
     const bool eight_bit = p == Precision::fp8 || p == Precision::int8;
-    out.compute = e.compute * (eight_bit ? e.compute_8bit : 1) * gemm_shape_factor(*g, gemm_units(a)).factor();
+    out.compute = e.compute * (eight_bit ? e.compute_8bit : 1) * gemm_shape_factor(*g, gemm_units(a)).factor() *
+                  gemm_depth_factor(g->k, e.gemm_tile_fixed_k);
     // A grouped convolution too thin for the matrix units runs on the vector
     // units instead (cuDNN's non-Tensor-Core kernels): never below the fp32
     // vector rate, when the catalog gives one.
@@ -211,9 +225,14 @@ std::vector<Assumption> op_efficiency_assumptions(const catalog::Accelerator& a)
     std::snprintf(buf, sizeof buf, "%g units, tile %gx%g (down to %g), k step %g", u.units, u.tile_m, u.tile_n,
                   u.tile_min > 0 ? u.tile_min : std::min(u.tile_m, u.tile_n), u.tile_k);
     out.push_back({"gemm_shape", buf, "docs/model.md#gemm-shape; " + a.id + " catalog entry (compute.units, compute.tile_*)"});
-  } else {
+  }
+  if (!u.known())
     out.push_back({"gemm_shape", "not modelled (the catalog gives no compute units and tile for this part)",
                    "docs/model.md#gemm-shape"});
+  if (const double fixed_k = efficiency_for(a).gemm_tile_fixed_k; fixed_k > 0) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "each output tile costs %g of k (depth k runs at k / (k + %g))", fixed_k, fixed_k);
+    out.push_back({"gemm_depth", buf, "docs/model.md#gemm-depth (XLA's measured H100 matmul table)"});
   }
   if (a.attention_fraction.known()) {
     char buf[32];

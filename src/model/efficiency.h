@@ -58,6 +58,15 @@ struct GemmShapeFactor {
 };
 GemmShapeFactor gemm_shape_factor(const GemmShape& s, const GemmUnits& u);
 
+// The K of the GEMM benchmarks the `compute` factors were measured on
+// (4,096 to 14,336 in the Maximum Achievable Matmul FLOPS table): the depth
+// at which gemm_depth_factor is 1.
+inline constexpr double kGemmReferenceK = 8192;
+// The share of the deep-GEMM rate a GEMM of depth k reaches when every
+// output tile pays a fixed cost worth `fixed_k` of k: (k / (k + fixed_k)) /
+// (K_ref / (K_ref + fixed_k)), at most 1; 1 when fixed_k is 0.
+double gemm_depth_factor(double k, double fixed_k);
+
 // The GEMM a matmul or convolution operator runs at `batch`, with its output
 // columns divided by `shard` (tensor parallel). Derived from the operator's
 // per-sample FLOPs, weights and outputs: m = batch x flops / (2 weights)

@@ -46,6 +46,12 @@ struct Efficiency {
   // dx it reduces twice per row and once more across rows for the scale and
   // shift gradients (docs/model.md#gpu). 1 where no measurement says.
   double norm_backward = 1;
+  // Per output tile, a GEMM kernel fills its load pipeline before the main
+  // loop and writes its accumulators out after it: a fixed cost worth this
+  // many elements of k, so a GEMM of depth k runs at k / (k + this) of the
+  // rate of the deep GEMMs `compute` was measured on (docs/model.md#gemm-depth).
+  // 0 where no measurement says.
+  double gemm_tile_fixed_k = 0;
   double op_overhead_s = 0;    // fixed cost per operator instance (launch, sync)
   double link = 0;             // achieved / peak link bandwidth for collectives
   double link_latency_s = 0;   // per ring step

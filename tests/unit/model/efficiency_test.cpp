@@ -198,11 +198,12 @@ TEST(OpEfficiency, EightBitGemmsOnNvidiaTensorCores) {
   a.vendor = "nvidia";
   Efficiency e = efficiency_for(a);
   EXPECT_DOUBLE_EQ(e.compute_8bit, 0.88);
-  // No units in the catalog: shape factor 1.
+  // No units in the catalog: shape factor 1; depth 4,096 pays its tiles' fixed cost.
   workload::Operator mm = testing::one_op(workload::OpKind::matmul, 2 * 4096.0 * 4096, 4096.0 * 4096, 4096, 4096);
-  EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::fp8, a, e).compute, e.compute * 0.88);
-  EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::int8, a, e).compute, e.compute * 0.88);
-  EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::bf16, a, e).compute, e.compute);
+  const double depth = gemm_depth_factor(4096, e.gemm_tile_fixed_k);
+  EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::fp8, a, e).compute, e.compute * 0.88 * depth);
+  EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::int8, a, e).compute, e.compute * 0.88 * depth);
+  EXPECT_DOUBLE_EQ(op_efficiency(mm, 64, 1, Precision::bf16, a, e).compute, e.compute * depth);
   catalog::Accelerator jetson = a;
   jetson.kind = catalog::Kind::edge;
   EXPECT_DOUBLE_EQ(efficiency_for(jetson).compute, e.compute);
@@ -239,6 +240,35 @@ TEST(OpEfficiency, NormBackwardOnGpusAtHalfTheStreamingRate) {
     const Efficiency eo = efficiency_for(other);
     EXPECT_DOUBLE_EQ(op_efficiency(back, 8, 1, Precision::bf16, other, eo).memory, eo.memory) << catalog::to_string(k);
   }
+}
+
+// GEMM depth (docs/model.md#gemm-depth): every output tile pays about 100
+// of k in pipeline fill and write-out on NVIDIA tensor cores. Checked against
+// XLA's measured H100 bf16 table (xla/service/gpu/model/
+// matmul_interpolator_data.h, sm_90; batch 4 x 4096 rows): 16,384 x 4,096
+// GEMMs of depth 256, 512, 1,024 and 4,096 ran at 503.9, 619.9, 725.5 and
+// 793.1 TFLOP/s. Without the depth cost the model priced them all alike.
+TEST(OpEfficiency, ShallowGemmsPayTheirTilesFixedCost) {
+  EXPECT_DOUBLE_EQ(gemm_depth_factor(4096, 0), 1);
+  EXPECT_DOUBLE_EQ(gemm_depth_factor(256, 100), 256.0 / 356 * 8292 / 8192);
+  EXPECT_DOUBLE_EQ(gemm_depth_factor(20000, 100), 1);  // deeper than the reference: capped
+  catalog::Accelerator h100 = tiled_gpu(64);
+  h100.vendor = "nvidia";
+  h100.peak_flop_per_s[static_cast<std::size_t>(Precision::bf16)] = {989e12, "test"};
+  h100.memory_bytes_per_s = {3.35e12, "test"};
+  EXPECT_DOUBLE_EQ(efficiency_for(h100).gemm_tile_fixed_k, 100);
+  const double measured[][2] = {{256, 503.9e12}, {512, 619.9e12}, {1024, 725.5e12}, {4096, 793.1e12}};
+  for (const auto& [k, tflops] : measured) {
+    const double model = *gemm_flop_per_s(h100, Precision::bf16, 16384, 4096, k);
+    EXPECT_NEAR(model / tflops, 1, 0.08) << "k " << k;
+  }
+  // The shallowest is the slowest, by about the measured ratio (0.64).
+  EXPECT_NEAR(*gemm_flop_per_s(h100, Precision::bf16, 16384, 4096, 256) /
+                  *gemm_flop_per_s(h100, Precision::bf16, 16384, 4096, 4096), 503.9 / 793.1, 0.1);
+  // Other vendors keep no depth cost (no measurement).
+  catalog::Accelerator other = h100;
+  other.vendor = "amd";
+  EXPECT_DOUBLE_EQ(efficiency_for(other).gemm_tile_fixed_k, 0);
 }
 
 TEST(OpEfficiency, GathersMoveWholeSectors) {
