@@ -83,7 +83,8 @@ Efficiency efficiency_for(const catalog::Accelerator& a) {
   // best kernel measured (Liger-Kernel benchmark data, fp32, 4,096 rows of
   // 4,096-16,384) and 0.34-0.37 with PyTorch's, where its forward pass reaches
   // 0.78-0.87 (about the STREAM factor): 0.40 / 0.80 = 0.5 of `memory`.
-  // Measured on NVIDIA GPUs; batch and group norm need the same reductions.
+  // Measured on NVIDIA GPUs; the reductions are the algorithm's, not the
+  // vendor's, so every GPU gets it (batch and group norm need them too).
   if (a.kind == catalog::Kind::gpu || a.kind == catalog::Kind::edge) e.norm_backward = 0.5;
   // NVIDIA GEMM depth: XLA's measured H100 bf16 matmul table
   // (xla/service/gpu/model/matmul_interpolator_data.h, sm_90; the 46 shapes

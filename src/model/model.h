@@ -44,7 +44,7 @@ struct Efficiency {
   // The backward pass of a normalization (layer, RMS, batch, group norm)
   // reaches this fraction of `memory`: besides reading x and dy and writing
   // dx it reduces twice per row and once more across rows for the scale and
-  // shift gradients (docs/model.md#gpu). 1 where no measurement says.
+  // shift gradients (docs/model.md#norm-backward). 1 where no measurement says.
   double norm_backward = 1;
   // Per output tile, a GEMM kernel fills its load pipeline before the main
   // loop and writes its accumulators out after it: a fixed cost worth this

@@ -727,7 +727,7 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   say("op_overhead_s", plain(s.e.op_overhead_s), s.e.source);
   if (s.req.task == Task::train && s.e.norm_backward != 1)
     say("norm_backward_efficiency", plain(s.e.norm_backward) + " of memory_efficiency",
-        "docs/model.md#gpu (layer norm backward on H100, Liger-Kernel benchmark data)");
+        "docs/model.md#norm-backward (layer norm backward on H100, Liger-Kernel benchmark data)");
   say("usable_memory_fraction", plain(kUsableMemoryFraction), "docs/model.md#memory (vLLM gpu_memory_utilization default)");
   say("plan", to_string(plan), "docs/model.md#plans");
   if (!s.req.precision) say("precision", std::string(to_string(s.p)), "docs/model.md#precision (default for the task)");

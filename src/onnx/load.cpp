@@ -15,7 +15,9 @@
 #include <exception>
 #include <filesystem>
 #include <fmt/format.h>
+#include <iterator>
 #include <map>
+#include <string_view>
 
 #include "core/text.h"
 #include "onnx/graph.h"
@@ -144,6 +146,37 @@ Result<void> check_initializers(::onnx::GraphProto& g, const ImportOptions& opts
     std::optional<double> held = inline_elems(t);
     if (held.value_or(0) != *elems) {
       return bad(name, fmt::format("initializer '{}' declares {} elements but holds {}", t.name(), *elems, held.value_or(0)));
+    }
+  }
+  return {};
+}
+
+// The window operators' strides, dilations and kernel sizes size their
+// outputs in ONNX's shape inference, which divides by the stride unchecked
+// (a stride of 0 is a division by zero: the process dies of SIGFPE). The ONNX
+// operator specs require all of them, and Conv's group, to be at least 1;
+// say which node breaks that before inference runs, in subgraphs too.
+constexpr std::string_view kWindowOps[] = {"Conv",    "ConvInteger", "QLinearConv", "ConvTranspose", "MaxPool",
+                                           "AveragePool", "LpPool",  "MaxUnpool",   "DeformConv"};
+
+Result<void> check_window_attributes(const ::onnx::GraphProto& g, const std::string& name) {
+  for (const ::onnx::NodeProto& n : g.node()) {
+    for (const ::onnx::AttributeProto& a : n.attribute()) {
+      if (a.has_g()) ROOFTOP_TRY(check_window_attributes(a.g(), name));
+      for (const ::onnx::GraphProto& sub : a.graphs()) ROOFTOP_TRY(check_window_attributes(sub, name));
+    }
+    if (std::find(std::begin(kWindowOps), std::end(kWindowOps), n.op_type()) == std::end(kWindowOps)) continue;
+    for (const ::onnx::AttributeProto& a : n.attribute()) {
+      const bool sizes = a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape";
+      if (sizes) {
+        for (std::int64_t v : a.ints()) {
+          if (v < 1)
+            return bad(name, fmt::format("node '{}' ({}) has {} {}; every value must be at least 1", n.name(),
+                                         n.op_type(), a.name(), v));
+        }
+      }
+      if (a.name() == "group" && a.i() < 1)
+        return bad(name, fmt::format("node '{}' ({}) has group {}; it must be at least 1", n.name(), n.op_type(), a.i()));
     }
   }
   return {};
@@ -393,6 +426,7 @@ Result<std::int64_t> prepare_graph(::onnx::ModelProto& m, const ImportOptions& o
   ::onnx::GraphProto& g = *m.mutable_graph();
   ROOFTOP_TRY(check_initializers(g, opts, name));
   ROOFTOP_TRY(sort_nodes(g, name));
+  ROOFTOP_TRY(check_window_attributes(g, name));
   Result<std::int64_t> batch = apply_shapes(g, opts, name);
   if (!batch) return batch;
   // Stale shapes from the exporter would clash with the shapes just applied.

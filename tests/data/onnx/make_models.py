@@ -232,6 +232,15 @@ def hostile(outdir):
     t.external_data[0].value = "does_not_exist.bin"
     save(model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], [vi("x", F, [1, 4])], [vi("y", F, [1, 4])], [t]),
          outdir, "missing_weights.onnx")
+    # Window operators with sizes ONNX requires positive: its shape inference
+    # divides by the stride, so a stride of 0 would kill the process (SIGFPE).
+    x, w = vi("x", F, [1, 3, 8, 8]), helper.make_tensor("w", F, [4, 3, 3, 3], np.zeros(108, dtype=np.float32))
+    y = vi("y", F, None)
+    conv = lambda **a: helper.make_node("Conv", ["x", "w"], ["y"], name="conv1", **a)
+    save(model([conv(strides=[0, 0])], [x], [y], [w]), outdir, "zero_stride.onnx")
+    save(model([conv(group=0)], [x], [y], [w]), outdir, "zero_group.onnx")
+    save(model([helper.make_node("MaxPool", ["x"], ["y"], name="pool1", kernel_shape=[0, 2])], [x], [y], []), outdir,
+         "zero_kernel.onnx")
     with open(os.path.join(outdir, "resnet50.onnx"), "rb") as f:
         data = f.read()
     with open(os.path.join(outdir, "truncated.onnx"), "wb") as f:

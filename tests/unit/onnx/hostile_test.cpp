@@ -41,7 +41,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"traversal.onnx", Errc::invalid_input, "unsafe"},
                       Case{"missing_weights.onnx", Errc::not_found, "external data file 'does_not_exist.bin'"},
                       Case{"truncated.onnx", Errc::invalid_input, "malformed or truncated"},
-                      Case{"garbage.onnx", Errc::invalid_input, "malformed or truncated"}),
+                      Case{"garbage.onnx", Errc::invalid_input, "malformed or truncated"},
+                      Case{"zero_stride.onnx", Errc::invalid_input, "node 'conv1' (Conv) has strides 0"},
+                      Case{"zero_group.onnx", Errc::invalid_input, "node 'conv1' (Conv) has group 0"},
+                      Case{"zero_kernel.onnx", Errc::invalid_input, "node 'pool1' (MaxPool) has kernel_shape 0"}),
     [](const auto& info) {
       std::string n = info.param.file;
       return n.substr(0, n.find('.'));
