@@ -218,7 +218,7 @@ double workload_peak(const catalog::Accelerator& a, Precision p, workload::Famil
   return std::max(0.0, peak - *a.dla_int8_ops.value);
 }
 
-std::vector<Assumption> op_efficiency_assumptions(const catalog::Accelerator& a) {
+std::vector<Assumption> op_efficiency_assumptions(const catalog::Accelerator& a, const Efficiency& e, bool training) {
   std::vector<Assumption> out;
   const GemmUnits u = gemm_units(a);
   if (u.known()) {
@@ -230,9 +230,10 @@ std::vector<Assumption> op_efficiency_assumptions(const catalog::Accelerator& a)
   if (!u.known())
     out.push_back({"gemm_shape", "not modelled (the catalog gives no compute units and tile for this part)",
                    "docs/model.md#gemm-shape"});
-  if (const double fixed_k = efficiency_for(a).gemm_tile_fixed_k; fixed_k > 0) {
+  if (e.gemm_tile_fixed_k > 0) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "each output tile costs %g of k (depth k runs at k / (k + %g))", fixed_k, fixed_k);
+    std::snprintf(buf, sizeof buf, "each output tile costs %g of k (depth k runs at k / (k + %g))", e.gemm_tile_fixed_k,
+                  e.gemm_tile_fixed_k);
     out.push_back({"gemm_depth", buf, "docs/model.md#gemm-depth (XLA's measured H100 matmul table)"});
   }
   if (a.attention_fraction.known()) {
@@ -244,6 +245,12 @@ std::vector<Assumption> op_efficiency_assumptions(const catalog::Accelerator& a)
                    "docs/model.md#attention"});
   }
   out.push_back({"gather", "rows rounded up to 32-byte memory sectors", "docs/model.md#gathers"});
+  if (training && e.norm_backward != 1) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%g of memory_efficiency", e.norm_backward);
+    out.push_back({"norm_backward_efficiency", buf,
+                   "docs/model.md#norm-backward (layer norm backward on H100, Liger-Kernel benchmark data)"});
+  }
   return out;
 }
 

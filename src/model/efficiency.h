@@ -99,8 +99,9 @@ double workload_peak(const catalog::Accelerator& a, Precision p, workload::Famil
 std::optional<catalog::Accelerator> without_unusable_units(const catalog::Accelerator& a, Precision p,
                                                            workload::Family family);
 
-// What op_efficiency uses on `a`, as `assumptions` lines (GEMM units and
-// tile, attention fraction, gathers), each with its source.
-std::vector<Assumption> op_efficiency_assumptions(const catalog::Accelerator& a);
+// What op_efficiency uses on `a` with the factors `e`, as `assumptions` lines
+// (GEMM units and tile, GEMM depth, attention fraction, gathers, and when
+// `training` the normalization backward), each with its source.
+std::vector<Assumption> op_efficiency_assumptions(const catalog::Accelerator& a, const Efficiency& e, bool training);
 
 }  // namespace rooftop::model

@@ -725,9 +725,6 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   say("compute_efficiency", plain(s.e.compute), s.e.source);
   say("memory_efficiency", plain(s.e.memory), s.e.source);
   say("op_overhead_s", plain(s.e.op_overhead_s), s.e.source);
-  if (s.req.task == Task::train && s.e.norm_backward != 1)
-    say("norm_backward_efficiency", plain(s.e.norm_backward) + " of memory_efficiency",
-        "docs/model.md#norm-backward (layer norm backward on H100, Liger-Kernel benchmark data)");
   say("usable_memory_fraction", plain(kUsableMemoryFraction), "docs/model.md#memory (vLLM gpu_memory_utilization default)");
   say("plan", to_string(plan), "docs/model.md#plans");
   if (!s.req.precision) say("precision", std::string(to_string(s.p)), "docs/model.md#precision (default for the task)");
@@ -735,7 +732,7 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   if (s.a == &s.gpu_only)
     say("dla", "not used: the " + plain(*a.dla_int8_ops.value / 1e12) + " int8 TOPS of the DLAs run CNN layers only",
         "docs/model.md#precision; " + a.id + " catalog entry (compute.dla_int8)");
-  for (Assumption& x : op_efficiency_assumptions(a)) out.assumptions.push_back(std::move(x));
+  for (Assumption& x : op_efficiency_assumptions(a, s.e, s.req.task == Task::train)) out.assumptions.push_back(std::move(x));
   if (s.req.scenario == Scenario::server && s.task == Task::infer) {
     say("latency_target_s", s.llm ? "tpot " + plain(s.req.latency_target_s.value_or(kLlmTpotS)) + ", ttft " + plain(kLlmTtftS)
                                   : plain(s.req.latency_target_s.value_or(kServerLatencyS)),

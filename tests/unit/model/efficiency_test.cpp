@@ -231,6 +231,14 @@ TEST(OpEfficiency, NormBackwardOnGpusAtHalfTheStreamingRate) {
   EXPECT_DOUBLE_EQ(op_efficiency(norm, 8, 1, Precision::bf16, gpu, e).memory, e.memory);
   EXPECT_DOUBLE_EQ(op_efficiency(back, 8, 1, Precision::bf16, gpu, e).memory, e.memory * 0.5);
   EXPECT_DOUBLE_EQ(op_efficiency(act, 8, 1, Precision::bf16, gpu, e).memory, e.memory);
+  // Training predictions name the factor under `assumptions`; inference ones do not.
+  auto names = [&](bool training) {
+    std::string all;
+    for (const Assumption& x : op_efficiency_assumptions(gpu, e, training)) all += x.name + " ";
+    return all;
+  };
+  EXPECT_NE(names(true).find("norm_backward_efficiency"), std::string::npos);
+  EXPECT_EQ(names(false).find("norm_backward_efficiency"), std::string::npos);
   catalog::Accelerator jetson = gpu;
   jetson.kind = catalog::Kind::edge;
   EXPECT_DOUBLE_EQ(efficiency_for(jetson).norm_backward, 0.5);
