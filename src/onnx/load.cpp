@@ -182,6 +182,54 @@ Result<void> check_window_attributes(const ::onnx::GraphProto& g, const std::str
   return {};
 }
 
+// Conv, ConvInteger and QLinearConv may take their kernel size from the
+// weight's shape instead of a kernel_shape attribute, and libonnx then reads
+// the input's spatial dimensions, strides and pads at the weight's rank
+// unchecked (a 3-D input with a 4-D weight reads out of bounds). Writing the
+// attribute from the weight's shape makes libonnx's own rank check run. A
+// weight whose shape is not known before inference (neither an initializer
+// nor a graph input) is refused with the fix to make.
+using KnownShapes = std::unordered_map<std::string, std::vector<std::int64_t>>;
+
+Result<void> pin_conv_kernels(::onnx::GraphProto& g, KnownShapes known, const std::string& name) {
+  for (const ::onnx::TensorProto& t : g.initializer()) known[t.name()].assign(t.dims().begin(), t.dims().end());
+  for (const ::onnx::ValueInfoProto& vi : g.input()) {
+    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape() || known.count(vi.name())) continue;
+    std::vector<std::int64_t>& dims = known[vi.name()];
+    for (const auto& d : vi.type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  }
+  for (::onnx::NodeProto& n : *g.mutable_node()) {
+    for (::onnx::AttributeProto& a : *n.mutable_attribute()) {
+      if (a.has_g()) ROOFTOP_TRY(pin_conv_kernels(*a.mutable_g(), known, name));
+      for (::onnx::GraphProto& sub : *a.mutable_graphs()) ROOFTOP_TRY(pin_conv_kernels(sub, known, name));
+    }
+    const std::string& op = n.op_type();
+    const int w = op == "QLinearConv" ? 3 : op == "Conv" || op == "ConvInteger" ? 1 : -1;
+    if (w < 0 || n.input_size() <= w) continue;
+    const auto& attrs = n.attribute();
+    if (std::any_of(attrs.begin(), attrs.end(), [](const auto& a) { return a.name() == "kernel_shape"; })) continue;
+    auto it = known.find(n.input(w));
+    const bool sized = it != known.end() && it->second.size() >= 3 &&
+                       std::all_of(it->second.begin(), it->second.end(), [](std::int64_t d) { return d >= 0; });
+    if (!sized) {
+      return bad(name, fmt::format("node '{}' ({}) has no kernel_shape and the shape of its weight '{}' is not known "
+                                   "before shape inference; give the node a kernel_shape attribute",
+                                   n.name(), op, n.input(w)));
+    }
+    auto x = known.find(n.input(0));
+    if (x != known.end() && x->second.size() != it->second.size()) {
+      return bad(name, fmt::format("node '{}' ({}) convolves input '{}' of rank {} with weight '{}' of rank {}; "
+                                   "they must have the same rank",
+                                   n.name(), op, n.input(0), x->second.size(), n.input(w), it->second.size()));
+    }
+    ::onnx::AttributeProto* k = n.add_attribute();
+    k->set_name("kernel_shape");
+    k->set_type(::onnx::AttributeProto::INTS);
+    for (std::size_t i = 2; i < it->second.size(); ++i) k->add_ints(it->second[i]);
+  }
+  return {};
+}
+
 // Kahn's algorithm over tensor names; rewrites the node order. Errors name
 // a missing input, a tensor produced twice, or a node on a cycle.
 Result<void> sort_nodes(::onnx::GraphProto& g, const std::string& name) {
@@ -429,6 +477,7 @@ Result<std::int64_t> prepare_graph(::onnx::ModelProto& m, const ImportOptions& o
   ROOFTOP_TRY(check_window_attributes(g, name));
   Result<std::int64_t> batch = apply_shapes(g, opts, name);
   if (!batch) return batch;
+  ROOFTOP_TRY(pin_conv_kernels(g, {}, name));
   // Stale shapes from the exporter would clash with the shapes just applied.
   g.clear_value_info();
   for (::onnx::ValueInfoProto& o : *g.mutable_output()) {

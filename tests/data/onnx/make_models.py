@@ -241,6 +241,13 @@ def hostile(outdir):
     save(model([conv(group=0)], [x], [y], [w]), outdir, "zero_group.onnx")
     save(model([helper.make_node("MaxPool", ["x"], ["y"], name="pool1", kernel_shape=[0, 2])], [x], [y], []), outdir,
          "zero_kernel.onnx")
+    # A 3-D input with a 4-D weight and no kernel_shape: libonnx read the
+    # input's spatial dimensions at the weight's rank, out of bounds.
+    save(model([conv()], [vi("x", F, [1, 3, 8])], [y], [w]), outdir, "conv_rank_mismatch.onnx")
+    # A weight computed in the graph: its shape is unknown before inference.
+    save(model([helper.make_node("Relu", ["w"], ["wr"], name="relu"),
+                helper.make_node("Conv", ["x", "wr"], ["y"], name="conv1")], [x], [y], [w]), outdir,
+         "conv_computed_weight.onnx")
     with open(os.path.join(outdir, "resnet50.onnx"), "rb") as f:
         data = f.read()
     with open(os.path.join(outdir, "truncated.onnx"), "wb") as f:

@@ -44,7 +44,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"garbage.onnx", Errc::invalid_input, "malformed or truncated"},
                       Case{"zero_stride.onnx", Errc::invalid_input, "node 'conv1' (Conv) has strides 0"},
                       Case{"zero_group.onnx", Errc::invalid_input, "node 'conv1' (Conv) has group 0"},
-                      Case{"zero_kernel.onnx", Errc::invalid_input, "node 'pool1' (MaxPool) has kernel_shape 0"}),
+                      Case{"zero_kernel.onnx", Errc::invalid_input, "node 'pool1' (MaxPool) has kernel_shape 0"},
+                      Case{"conv_rank_mismatch.onnx", Errc::invalid_input, "input 'x' of rank 3 with weight 'w' of rank 4"},
+                      Case{"conv_computed_weight.onnx", Errc::invalid_input,
+                           "node 'conv1' (Conv) has no kernel_shape and the shape of its weight 'wr'"}),
     [](const auto& info) {
       std::string n = info.param.file;
       return n.substr(0, n.find('.'));
