@@ -467,7 +467,7 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
                   "Training: global batch (dp x micro-batch x grad accumulation); the plan search keeps it");
   sub->add_flag("--to-target", o->to_target,
                 "Training: minutes to the MLPerf Training quality target (MLCommons reference convergence points "
-                "at the global batch; resnet50, bert-large, retinanet, stable-diffusion-v2, gpt-3-175b, llama-2-70b, dlrm-v2)");
+                "at the global batch; " + model::mlperf_benchmark_models() + ")");
   sub->add_flag("--lora", o->lora,
                 "Training: fine-tune LoRA adapters on frozen weights (input gradients only through the base "
                 "weights, no optimizer state for them); --to-target on llama-2-70b implies it, as MLPerf trains it");

@@ -54,12 +54,10 @@ Result<workload::Workload> load_benchmark_workload(const std::string& ref, Workl
   if (!w) return w;
   const model::Benchmark* b = model::mlperf_benchmark(w->id);
   if (!b) return w;
-  std::string how;
-  const bool seq = !in.build.seq_len && b->train_seq_len > 0 && b->train_seq_len != w->seq_len;
-  const bool pairs = !in.build.pairs_per_sample && b->pairs_per_sample > 0;
-  if (seq || pairs) {
-    if (seq) in.build.seq_len = b->train_seq_len, how += std::to_string(b->train_seq_len) + "-token sequences";
-    if (pairs) in.build.pairs_per_sample = b->pairs_per_sample;
+  const workload::BuildOptions before = in.build;
+  std::string how = model::apply_training_shape(*b, w->seq_len, in.build);
+  if (in.build.seq_len != before.seq_len || in.build.pairs_per_sample != before.pairs_per_sample ||
+      in.build.vocab != before.vocab) {
     w = load_workload(ref, in);
     if (!w) return w;
   }

@@ -104,8 +104,13 @@ void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco
   // 5. Energy efficiency and TCO, relative to the best candidate.
   if (c.perf_per_w && best_ppw > 0) {
     sc.energy_efficiency = *c.perf_per_w / best_ppw;
-    ex.push_back("energy efficiency " + two(*sc.energy_efficiency) + ": " + si(*c.perf_per_w, c.throughput_unit) +
-                 " per W at TDP (best " + si(best_ppw, c.throughput_unit) + " per W)");
+    // Per kW when a watt buys less than one unit (a training run's samples/s),
+    // so the figures keep their digits.
+    const bool kw = best_ppw < 1;
+    const double scale = kw ? 1000 : 1;
+    const std::string per = kw ? " per kW" : " per W";
+    ex.push_back("energy efficiency " + two(*sc.energy_efficiency) + ": " + si(*c.perf_per_w * scale, c.throughput_unit) +
+                 per + " at TDP (best " + si(best_ppw * scale, c.throughput_unit) + per + ")");
   } else {
     sc.energy_efficiency.reset();
     ex.push_back("energy efficiency unknown: no TDP in the catalog; not part of the score");

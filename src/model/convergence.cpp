@@ -43,6 +43,20 @@ constexpr Benchmark kBenchmarks[] = {
      "fraction of an epoch x 4,195,197,692 Criteo samples (compliance training_5.0.0/closed_dlrm_dcnv2.yaml); one sample = one user-item pair", 0, false, 1,
      4195197692.0 / 20, 0, 0, 89137319,
      "20 times per epoch over 89,137,319 eval samples (compliance training_5.0.0/closed_dlrm_dcnv2.yaml)"},
+    // Llama 3.1 405B pretraining from Meta's checkpoint on C4 with Mixtral's
+    // 32,000-token vocabulary (training large_language_model_pretraining/nemo/README.md).
+    {"llama-3.1-405b", "llama31_405b", 1, "samples (8,192-token sequences; training_rules.adoc)", 8192, false, 0,
+     18432, 0, 0, 5760,
+     "every 18,432 sequences over the 5,760 validation sequences, skipping the first floor(0.0026 x batch + 12) "
+     "(training_rules.adoc from v5.1; v5.0 evaluated every 46,080, large_language_model_pretraining/nemo/README.md; "
+     "eval_samples 5,760: compliance training_5.1.0/closed_llama31_405b.yaml)",
+     0.0026, 12, 32000},
+    // Llama 3.1 8B pretraining on C4 with its own tokenizer (training
+    // small_llm_pretraining/nemo/README.md).
+    {"llama-3.1-8b", "llama31_8b", 1, "samples (8,192-token sequences; compliance closed_llama31_8b.yaml)", 8192, false,
+     0, 12288, 0, 0, 1024,
+     "every 12,288 sequences over 1,024 validation sequences (small_llm_pretraining/nemo/README.md, pretrain_llama31.py "
+     "--eval_every; eval_samples 1,024: compliance training_5.1.0/closed_llama31_8b.yaml)"},
 };
 
 // "4.10.0" > "4.2.0".
@@ -109,13 +123,33 @@ const Benchmark* mlperf_benchmark(std::string_view model_id) {
   return nullptr;
 }
 
+std::string mlperf_benchmark_models() {
+  std::string out;
+  for (const Benchmark& b : kBenchmarks) out += (out.empty() ? "" : ", ") + std::string(b.model_id);
+  return out;
+}
+
+std::string apply_training_shape(const Benchmark& b, int zoo_seq_len, workload::BuildOptions& o) {
+  std::string how;
+  auto said = [&](const std::string& what) { how += (how.empty() ? "" : ", ") + what; };
+  if (!o.seq_len && b.train_seq_len > 0 && b.train_seq_len != zoo_seq_len) {
+    o.seq_len = b.train_seq_len;
+    said(std::to_string(b.train_seq_len) + "-token sequences");
+  }
+  if (!o.pairs_per_sample && b.pairs_per_sample > 0) o.pairs_per_sample = b.pairs_per_sample;
+  if (!o.vocab && b.vocab > 0) {
+    o.vocab = b.vocab;
+    said("a " + std::to_string(b.vocab) + "-token vocabulary");
+  }
+  return how;
+}
+
 Result<SamplesToTarget> samples_to_target(const std::vector<ConvergencePoint>& rcps, std::string_view model_id,
                                           double global_batch) {
   const Benchmark* b = mlperf_benchmark(model_id);
   if (!b)
-    return make_error(Errc::unsupported, "'" + std::string(model_id) +
-                                             "' is not an MLPerf Training benchmark model (resnet50, bert-large, "
-                                             "retinanet, stable-diffusion-v2, gpt-3-175b, llama-2-70b, dlrm-v2)");
+    return make_error(Errc::unsupported, "'" + std::string(model_id) + "' is not an MLPerf Training benchmark model (" +
+                                             mlperf_benchmark_models() + ")");
   std::string version;
   for (const ConvergencePoint& p : rcps)
     if (p.benchmark == b->benchmark && (version.empty() || newer(p.version, version))) version = p.version;

@@ -52,7 +52,15 @@ struct Benchmark {
   // evaluations may be skipped (llama2_70b_lora's rule); 0 and 0: none.
   double eval_skip_per_batch = 0;
   double eval_skip = 0;
+  int vocab = 0;               // the benchmark's tokenizer vocabulary when not the zoo model's (0: the zoo's)
 };
+// The benchmark's training shape on top of `o`, where the caller has not
+// set it: its sequence length (when not `zoo_seq_len`), user-item pairs per
+// sample, tokenizer vocabulary. Returns what it set, in words ("8192-token
+// sequences, a 32000-token vocabulary"); empty when nothing.
+std::string apply_training_shape(const Benchmark& b, int zoo_seq_len, workload::BuildOptions& o);
+// The zoo ids of the MLPerf Training benchmark models, comma-separated.
+std::string mlperf_benchmark_models();
 // Evaluations a run of `samples` training samples at `global_batch` times:
 // samples / interval, less the skipped first ones (never below 0).
 double evaluations(const Benchmark& b, double samples, double global_batch);

@@ -340,8 +340,7 @@ Result<double> predict_training(const MeasurementRow& r, const catalog::Accelera
                                 const std::vector<ConvergencePoint>& rcps, std::string& method, RowResult& band) {
   const Benchmark* bench = mlperf_benchmark(r.model_id);
   workload::BuildOptions shape;
-  if (bench && bench->train_seq_len > 0) shape.seq_len = bench->train_seq_len;
-  if (bench && bench->pairs_per_sample > 0) shape.pairs_per_sample = bench->pairs_per_sample;
+  if (bench) apply_training_shape(*bench, 0, shape);
   Result<workload::Workload> w = load(r.model_id, shape);
   if (!w) return make_error(Errc::invalid_input, "column model_id: " + w.error().message);
   if (bench && bench->lora) *w = workload::with_lora(std::move(*w));

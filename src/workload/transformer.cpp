@@ -156,6 +156,7 @@ int encoder_tokens(const TransformerConfig& c) {
 Workload build_transformer(const TransformerConfig& base, const BuildOptions& opts) {
   TransformerConfig c = base;
   if (opts.seq_len) c.seq_len = *opts.seq_len;
+  if (opts.vocab && c.vocab > 0) c.vocab = *opts.vocab;
   if (opts.input_tokens) c.input_tokens = *opts.input_tokens;
   if (opts.output_tokens) c.output_tokens = *opts.output_tokens;
   if (opts.image_size && c.image_size > 0) c.image_size = *opts.image_size;

@@ -160,6 +160,9 @@ struct BuildOptions {
   std::optional<int> output_tokens;
   std::optional<int> image_size;
   std::optional<int> pairs_per_sample = std::nullopt;  // recommenders: user-item pairs in one sample (training: 1)
+  // Transformers: the tokenizer's vocabulary when a benchmark trains the
+  // architecture with another one (MLPerf llama31_405b: Mixtral's 32,000).
+  std::optional<int> vocab = std::nullopt;
   // LLM inference on a static KV cache (docs/model.md#static-kv): every
   // sequence holds a slot of max input + max output tokens, and each decode
   // step's attention reads the whole slot. Default: paged.

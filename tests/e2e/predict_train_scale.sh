@@ -34,6 +34,21 @@ assert t["global_batch"] == 448 and t["minutes"] > 0, t
 assert abs(t["evaluations"] - t["samples"] / 150000) < 1e-9, t
 assert t["eval_s"] > 0 and abs(t["minutes"] * 60 - (t["train_s"] + t["eval_s"])) < 1e-6 * t["minutes"] * 60, t
 PY
+# Llama 3.1 pretraining: 405B with the benchmark's 32,000-token tokenizer,
+# three timed evaluations at 1,152 (17 points, the first 14 skipped); 8B
+# every 12,288 sequences.
+"$ROOFTOP" predict --model llama-3.1-405b --accelerator h100 --count 512 --task train --global-batch 1152 --to-target --json > l405.json
+"$ROOFTOP" predict --model llama-3.1-8b --accelerator b200 --count 8 --task train --global-batch 32 --to-target --json > l8.json
+python3 - <<'PY'
+import json
+big, small = json.load(open("l405.json")), json.load(open("l8.json"))
+t = big["time_to_train"]
+assert t["samples"] == 313344 and t["evaluations"] == 3 and "llama31_405b" in t["how"], t
+assert "32000-token vocabulary" in big["assumptions"]["training_recipe"]["value"], big["assumptions"]
+t = small["time_to_train"]
+assert abs(t["samples"] - 178858.667) < 1e-3 and abs(t["evaluations"] - t["samples"] / 12288) < 1e-9, t
+assert t["minutes"] > 0 and abs(t["minutes"] * 60 - (t["train_s"] + t["eval_s"])) < 1e-6 * t["minutes"] * 60, t
+PY
 # Llama-2-70B to its MLPerf target is the LoRA benchmark: predict prices the
 # same recipe as validate's row for 8 x H100 at global batch 8, and --lora
 # alone (no target) gives the same step; --lora needs --task train.

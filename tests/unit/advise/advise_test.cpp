@@ -436,13 +436,19 @@ TEST(Advise, NothingFeasibleNamesTheClosestMisses) {
   EXPECT_NE(msg.find("big-gpu at"), std::string::npos) << msg;  // the fastest part misses least
 }
 
-TEST(Advise, TrainingSearchMeetsTheDeadline) {
+// Train the toy model on `samples` samples at global batch 256 within a day.
+Scenario train_scenario(double samples) {
   Scenario s = throughput_scenario(0);
   s.task = workload::Task::train;
   s.objective = ObjectiveKind::train;
   s.global_batch = 256;
-  s.train_samples = 1e8;
+  s.train_samples = samples;
   s.deadline_s = 24 * 3600;
+  return s;
+}
+
+TEST(Advise, TrainingSearchMeetsTheDeadline) {
+  Scenario s = train_scenario(1e8);
   Advice a = run(s);
   ASSERT_FALSE(a.candidates.empty());
   for (const Candidate& c : a.candidates) {
@@ -463,6 +469,33 @@ TEST(Advise, TrainingSearchMeetsTheDeadline) {
     ASSERT_NE(same, a.candidates.end());
     EXPECT_GE(c.count, same->count);
   }
+}
+
+// A heavy model buys well under one sample/s per watt: the energy line gives
+// it per kW, so the figures keep their digits (never "0.00 samples/s per W").
+TEST(Advise, EnergyEfficiencyKeepsItsDigits) {
+  workload::Workload heavy = toy_workload();
+  for (workload::Operator& op : heavy.ops) op.flops *= 1e4;
+  Scenario s = train_scenario(1e6);
+  Result<Advice> a = advise(s, toy_catalog(), heavy);
+  ASSERT_TRUE(a) << a.error().what();
+  ASSERT_FALSE(a->candidates.empty());
+  int seen = 0;
+  for (const Candidate& c : a->candidates) {
+    for (const std::string& line : c.explanation) {
+      if (line.rfind("energy efficiency", 0) != 0 || line.find("unknown") != std::string::npos) continue;
+      ++seen;
+      EXPECT_NE(line.find(" samples/s per kW at TDP (best "), std::string::npos) << line;
+      EXPECT_EQ(line.find(" 0.00 "), std::string::npos) << line;
+    }
+  }
+  EXPECT_GT(seen, 0);
+  // The light toy model still reads per W.
+  Advice b = run(s);
+  ASSERT_FALSE(b.candidates.empty());
+  bool per_w = false;
+  for (const std::string& line : b.candidates[0].explanation) per_w |= line.find(" samples/s per W at TDP") != std::string::npos;
+  EXPECT_TRUE(per_w);
 }
 
 TEST(Properties, RankingIgnoresCatalogOrder) {

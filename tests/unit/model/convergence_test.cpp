@@ -81,6 +81,53 @@ TEST(Convergence, LoraSkipsItsFirstEvaluations) {
   EXPECT_DOUBLE_EQ(evaluations(*mlperf_benchmark("resnet50"), 8 * 1281167.0, 3264), 2);  // every 4 epochs
 }
 
+// Llama 3.1 pretraining: 405B evaluates every 18,432 sequences and skips the
+// first floor(0.0026 x batch + 12); 8B every 12,288 sequences, none skipped.
+TEST(Convergence, LlamaPretrainingEvaluations) {
+  const Benchmark& big = *mlperf_benchmark("llama-3.1-405b");
+  EXPECT_STREQ(big.benchmark, "llama31_405b");
+  EXPECT_DOUBLE_EQ(eval_interval(big, 1152), 18432);
+  // 313,344 sequences at 1,152: 17 evaluation points, floor(2.9952 + 12) = 14 skipped.
+  EXPECT_DOUBLE_EQ(evaluations(big, 313344, 1152), 3);
+  EXPECT_DOUBLE_EQ(evaluations(big, 493056, 4608), 493056 / 18432.0 - 23);  // floor(11.98 + 12) = 23
+  const Benchmark& small = *mlperf_benchmark("llama-3.1-8b");
+  EXPECT_DOUBLE_EQ(evaluations(small, 12288 * 14.5, 32), 14.5);
+  EXPECT_DOUBLE_EQ(small.eval_samples, 1024);
+  EXPECT_EQ(small.train_seq_len, 8192);
+}
+
+// A benchmark's training shape fills what the caller left unset, and says so.
+TEST(Convergence, TrainingShapeFillsOnlyWhatIsUnset) {
+  const Benchmark& big = *mlperf_benchmark("llama-3.1-405b");
+  workload::BuildOptions o;
+  EXPECT_EQ(apply_training_shape(big, 2048, o), "8192-token sequences, a 32000-token vocabulary");
+  EXPECT_EQ(o.seq_len, 8192);
+  EXPECT_EQ(o.vocab, 32000);
+  workload::BuildOptions mine;
+  mine.seq_len = 4096, mine.vocab = 128256;
+  EXPECT_EQ(apply_training_shape(big, 8192, mine), "");
+  EXPECT_EQ(mine.seq_len, 4096);
+  EXPECT_EQ(mine.vocab, 128256);
+  // The zoo's own length is not news; DLRM's pairs per sample are set silently.
+  workload::BuildOptions same;
+  EXPECT_EQ(apply_training_shape(*mlperf_benchmark("llama-3.1-8b"), 8192, same), "");
+  EXPECT_FALSE(same.seq_len);
+  workload::BuildOptions rec;
+  apply_training_shape(*mlperf_benchmark("dlrm-v2"), 0, rec);
+  EXPECT_EQ(rec.pairs_per_sample, 1);
+}
+
+// The error for a model without a benchmark lists every one the table has.
+TEST(Convergence, UnknownModelListsTheBenchmarkModels) {
+  std::vector<ConvergencePoint> none;
+  Result<SamplesToTarget> s = samples_to_target(none, "mistral-7b", 64);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("mistral-7b"), std::string::npos);
+  for (const char* id : {"resnet50", "dlrm-v2", "llama-3.1-405b", "llama-3.1-8b"})
+    EXPECT_NE(s.error().message.find(id), std::string::npos) << id;
+  EXPECT_EQ(mlperf_benchmark_models().find("llama-3.1-405b"), mlperf_benchmark_models().rfind("llama-3.1-405b"));
+}
+
 TEST(Convergence, TimeToTargetAddsTheEvaluations) {
   Result<std::vector<ConvergencePoint>> r = parse_rcp(kCsv, "rcp.csv");
   ASSERT_TRUE(r);
