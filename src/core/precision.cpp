@@ -55,6 +55,8 @@ double bytes_per_element(Precision p) {
 
 std::string to_string(const PrecisionMix& m) {
   if (m.uniform()) return std::string(to_string(m.compute));
+  if (m.gemm && m.weights == m.compute && m.kv == m.compute)
+    return std::string(to_string(*m.gemm)) + " matmuls, " + std::string(to_string(m.compute)) + " tensors";
   std::string s = std::string(to_string(m.weights)) + " weights, " + std::string(to_string(m.compute)) + " activations";
   return s + ", " + std::string(to_string(m.kv)) + " kv";
 }

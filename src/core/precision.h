@@ -35,11 +35,18 @@ struct PrecisionMix {
   Precision compute = Precision::fp16;
   Precision weights = Precision::fp16;
   Precision kv = Precision::fp16;
+  // The math of matrix multiplies and convolutions when it differs from
+  // `compute`: fp8 training runs only those in fp8 and keeps every tensor
+  // at 16 bits (docs/model.md#fp8-training).
+  std::optional<Precision> gemm;
   PrecisionMix() = default;
   PrecisionMix(Precision p) : compute(p), weights(p), kv(p) {}  // NOLINT(google-explicit-constructor)
-  bool uniform() const { return weights == compute && kv == compute; }
+  bool uniform() const { return weights == compute && kv == compute && (!gemm || *gemm == compute); }
+  // The math format of an operator: `gemm` for matrix units, else `compute`.
+  Precision math(bool matrix_op) const { return matrix_op && gemm ? *gemm : compute; }
 };
-// "fp8", or "w4a16" / "int4 weights, fp16 activations, fp8 kv" when mixed.
+// "fp8", or "w4a16" / "int4 weights, fp16 activations, fp8 kv" when mixed;
+// "fp8 matmuls, bf16 tensors" for fp8 training.
 std::string to_string(const PrecisionMix& m);
 
 // What a --precision value fixes; the parts it leaves open take the default.

@@ -151,7 +151,7 @@ double residual_bytes_per_element(Precision p) { return std::max(2.0, bytes_per_
 // same volume). Without norm ops, half of the matmuls' outputs.
 double tensor_comm_s(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), double batch) {
   if (plan.tp <= 1 || !s.fabric) return 0;  // no fabric: run() reports it
-  const double bpe = residual_bytes_per_element(s.p);
+  const double bpe = residual_bytes_per_element(s.mix.compute);
   double norm_s = 0, matmul_s = 0;
   bool any_norm = false;
   for (const Operator& op : s.ops) {
@@ -167,7 +167,7 @@ double tensor_comm_s(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), 
 double tensor_payload_bytes(const Setup& s, double batch) {
   for (const Operator& op : s.ops)
     if (op.kind == OpKind::norm && (s.llm ? op.phase == Phase::decode : true))
-      return op.out_elems * batch * residual_bytes_per_element(s.p);
+      return op.out_elems * batch * residual_bytes_per_element(s.mix.compute);
   return 0;
 }
 
@@ -185,7 +185,7 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   auto coll = [&](detail::Collective c, double bytes, int n, int stride) {
     return n > 1 && s.fabric ? detail::collective_s(c, bytes, n, stride, *s.fabric) : 0.0;
   };
-  const double bpe = bytes_per_element(s.p);
+  const double bpe = bytes_per_element(s.mix.compute);  // tensors as stored and moved (fp8 training: 16-bit)
   const int dp_stride = plan.tp, pp_stride = plan.tp * plan.dp;
   // Per micro-batch on one stage: forward, backward, recompute.
   Sums fwd = eval_ops(s, plan, is_forward, b, k / pp, detail);
@@ -330,7 +330,7 @@ Outcome infer_pass(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
     // Recommenders: tables sharded over every device (docs/model.md#memory);
     // the pooled embeddings go to their sample's device by all-to-all.
     if (s.table_out_elems > 0 && plan.devices() > 1 && s.fabric) {
-      const double a2a = detail::collective_s(detail::Collective::all_to_all, s.table_out_elems * b * bytes_per_element(s.p),
+      const double a2a = detail::collective_s(detail::Collective::all_to_all, s.table_out_elems * b * bytes_per_element(s.mix.compute),
                                               plan.devices(), 1, *s.fabric);
       o.sums.comm_s += a2a, o.sums.time_s += a2a;
     }
@@ -597,6 +597,19 @@ Result<Evaluator> Evaluator::make(const Request& req) {
   if (s->task == Task::train && !s->mix.uniform())
     return make_error(Errc::unsupported, "training with " + to_string(s->mix) + " is not modelled; give one precision",
                       "--precision");
+  // fp8 training is the Transformer Engine recipe: matrix multiplies and
+  // convolutions run in fp8; weights, activations, gradients, attention and
+  // every collective stay at 16 bits, beside fp32 master weights
+  // (docs/model.md#fp8-training).
+  if (s->task == Task::train && s->p == Precision::fp8) {
+    if (!a.supports(Precision::bf16) && !a.supports(Precision::fp16))
+      return make_error(Errc::unsupported,
+                        "fp8 training keeps its tensors at 16 bits, and '" + a.id + "' has no bf16 or fp16 peak in the catalog",
+                        "--precision");
+    const Precision t16 = a.supports(Precision::bf16) ? Precision::bf16 : Precision::fp16;
+    s->mix = t16;
+    s->mix.gemm = Precision::fp8;
+  }
   // Deep-learning accelerators beside the GPU (Jetson DLAs) run CNN layers
   // only: other workloads get the GPU's own int8 peak (docs/model.md#precision).
   if (auto gpu = without_unusable_units(a, s->p, w.family)) {
@@ -728,7 +741,11 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   say("usable_memory_fraction", plain(kUsableMemoryFraction), "docs/model.md#memory (vLLM gpu_memory_utilization default)");
   say("plan", to_string(plan), "docs/model.md#plans");
   if (!s.req.precision) say("precision", std::string(to_string(s.p)), "docs/model.md#precision (default for the task)");
-  if (!s.mix.uniform()) say("precisions", to_string(s.mix), "docs/model.md#precision (compute peak at the activation precision)");
+  if (s.mix.gemm)
+    say("precisions", to_string(s.mix) + " (weights, activations, gradients, attention and collectives), fp32 master weights",
+        "docs/model.md#fp8-training (NVIDIA Transformer Engine: fp8 GEMMs in Linear layers only)");
+  else if (!s.mix.uniform())
+    say("precisions", to_string(s.mix), "docs/model.md#precision (compute peak at the activation precision)");
   if (s.a == &s.gpu_only)
     say("dla", "not used: the " + plain(*a.dla_int8_ops.value / 1e12) + " int8 TOPS of the DLAs run CNN layers only",
         "docs/model.md#precision; " + a.id + " catalog entry (compute.dla_int8)");
@@ -764,7 +781,7 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
   if (s.task == Task::train) {
     const bool adagrad = w.optimizer == workload::Optimizer::adagrad;
     say("optimizer", std::string(workload::to_string(w.optimizer)) + ", mixed precision: weights + grads in " +
-                         std::string(to_string(s.p)) + (adagrad ? ", fp32 master + accumulator" : ", fp32 master + m + v"),
+                         std::string(to_string(s.mix.compute)) + (adagrad ? ", fp32 master + accumulator" : ", fp32 master + m + v"),
         "docs/model.md#memory");
     say("pipeline_schedule", plan.pp > 1 ? (plan.vp > 1 ? "interleaved 1F1B, bubble " : "1F1B, bubble ") + plain(out.bubble_fraction) : "none",
         "docs/model.md#pipeline (Narayanan et al. SC'21)");

@@ -16,11 +16,12 @@ namespace detail {
 
 OpCost op_cost(const workload::Operator& op, double batch, const PrecisionMix& p, const catalog::Accelerator& a,
                const Efficiency& e, double shard, bool fused) {
-  const double peak = a.peak(p.compute).or_else(0);
+  const Precision math = p.math(op.kind == workload::OpKind::matmul || op.kind == workload::OpKind::conv);
+  const double peak = a.peak(math).or_else(0);
   const double bw = a.memory_bytes_per_s.or_else(0);
   ROOFTOP_ASSERT(peak > 0 && bw > 0 && e.compute > 0 && e.memory > 0 && shard >= 1);
   // Per-operator efficiency: GEMM shape, fused attention, gathers (efficiency.h).
-  const OpEfficiency oe = op_efficiency(op, batch, shard, p.compute, a, e);
+  const OpEfficiency oe = op_efficiency(op, batch, shard, math, a, e);
   OpCost c;
   c.flops = workload::op_flops(op, batch) * op.repeat / shard;
   c.bytes = fused ? 0 : workload::op_bytes(op, batch, p.weights, p.compute, p.kv) * op.repeat / shard;

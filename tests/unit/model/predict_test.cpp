@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model/model.h"
+#include "model/plan.h"
 #include "unit/model/fixtures.h"
 
 namespace rooftop::model {
@@ -201,6 +202,57 @@ TEST(Predict, TrainingMemoryIsSixteenBytesPerParameter) {
   EXPECT_DOUBLE_EQ(p.memory.activations_bytes, 2000);
   r.precision = Precision::int8;
   EXPECT_FALSE(predict(r));
+}
+
+// fp8 training (Transformer Engine): the matmuls run at the fp8 peak; every
+// other operator, the memory, the gradient all-reduce and the optimizer
+// state are those of bf16 training.
+TEST(Predict, Fp8TrainingRunsOnlyTheMatmulsInFp8) {
+  catalog::Accelerator a = test_gpu();
+  a.peak_flop_per_s[static_cast<std::size_t>(Precision::fp8)] = {200e12, "test"};
+  workload::Workload w = matmul_model(1e9);
+  w.ops.push_back(testing::one_op(workload::OpKind::norm, 5e4, 0, 1e4, 1e4));
+  w.ops.back().name = "norm";
+  Request r = request(a, w);
+  r.task = workload::Task::train;
+  r.batch = 1024;  // 2,000 FLOPs per weight byte: the matmul is compute-bound
+  r.count = 2;
+  r.plan = *parse_plan("dp=2,tp=1,zero=0");
+  Prediction bf = *predict(r);
+  r.precision = Precision::fp8;
+  Prediction f8 = *predict(r);
+  EXPECT_EQ(f8.precision, Precision::fp8);
+  ASSERT_EQ(bf.per_op.size(), f8.per_op.size());
+  int matmuls = 0, others = 0;
+  for (std::size_t i = 0; i < bf.per_op.size(); ++i) {
+    const OpPrediction &x = bf.per_op[i], &y = f8.per_op[i];
+    ASSERT_EQ(x.name, y.name);
+    EXPECT_DOUBLE_EQ(x.bytes, y.bytes) << x.name;  // tensors at 16 bits either way
+    if (x.kind == workload::OpKind::matmul) {
+      ++matmuls;
+      EXPECT_EQ(x.bound, Bound::compute) << x.name;
+      EXPECT_NEAR(y.time_s - 3e-6, (x.time_s - 3e-6) / 2, 1e-9) << x.name;  // twice the peak, same fixed cost
+    } else {
+      ++others;
+      EXPECT_DOUBLE_EQ(x.time_s, y.time_s) << x.name;
+    }
+  }
+  EXPECT_GT(matmuls, 0);
+  EXPECT_GT(others, 0);
+  EXPECT_DOUBLE_EQ(f8.memory.required_bytes, bf.memory.required_bytes);
+  EXPECT_DOUBLE_EQ(f8.communication.data_s, bf.communication.data_s);
+  EXPECT_LT(f8.latency_s, bf.latency_s);
+  bool said = false;
+  for (const Assumption& x : f8.assumptions) said |= x.name == "precisions" && x.value.find("fp8 matmuls, bf16 tensors") == 0;
+  EXPECT_TRUE(said);
+  // Tensors need a 16-bit format: a part with fp8 alone cannot train in fp8.
+  catalog::Accelerator only8 = a;
+  only8.peak_flop_per_s[static_cast<std::size_t>(Precision::bf16)] = {};
+  only8.peak_flop_per_s[static_cast<std::size_t>(Precision::fp16)] = {};
+  r.accelerator = &only8;
+  Result<Prediction> no = predict(r);
+  ASSERT_FALSE(no);
+  EXPECT_NE(no.error().message.find("16 bits"), std::string::npos);
 }
 
 TEST(Predict, TrainingFlopsAreThreeTimesForward) {
