@@ -126,6 +126,34 @@ Sums eval_ops(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), double 
   return out;
 }
 
+// Pipeline stages split the layer stack evenly; the operators outside it sit
+// whole on the first stage (those before the stack in the forward pass: the
+// embeddings) or the last (after it: final norm, LM head, loss). One
+// micro-batch of `in_phase` on each end stage, beyond its share of the stack.
+struct StageEnds {
+  double first_s = 0, last_s = 0;
+};
+StageEnds stage_ends(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), double batch) {
+  StageEnds out;
+  const double layers = s.w->layers;
+  if (plan.pp <= 1 || layers < 2) return out;
+  bool seen_stack = false;
+  for (const Operator& op : s.ops) {
+    if (!in_phase(op.phase)) continue;
+    if (op.repeat >= layers) {
+      seen_stack = true;
+      continue;
+    }
+    const bool fused = op.kind == OpKind::elementwise && op.phase != Phase::optimizer;
+    const double shard = plan.sp || tp_sharded(op.kind) ? plan.tp : 1;
+    const double t = detail::op_cost(op, batch, s.mix, *s.a, s.e, shard, fused).time_s;
+    // The backward pass runs the stack in reverse: what follows it is the embeddings.
+    const bool before = !seen_stack;
+    ((op.phase == Phase::backward) != before ? out.first_s : out.last_s) += t;
+  }
+  return out;
+}
+
 // Forward attention (score/softmax) ops: what selective recompute runs again.
 bool is_attention_forward(Phase p) { return p == Phase::forward; }
 Sums eval_selective(const Setup& s, const Plan& plan, double batch) {
@@ -200,7 +228,18 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   Sums re;
   if (plan.recompute == Recompute::full) re.add(fwd);
   if (plan.recompute == Recompute::selective) re.add(eval_selective(s, plan, b), k / pp);
-  const double f_mb = fwd.time_s / k, b_mb = bwd.time_s / k, r_mb = re.time_s / k;   // one micro-batch, one stage
+  double f_mb = fwd.time_s / k, b_mb = bwd.time_s / k;   // one micro-batch, one stage (even split)
+  // 1F1B runs at the pace of its slowest stage: the end stage that holds the
+  // larger share of the operators outside the layer stack (the LM head and
+  // loss on the last, the embeddings on the first) takes them whole instead
+  // of 1/pp of them (docs/model.md#pipeline).
+  if (plan.pp > 1) {
+    const StageEnds f = stage_ends(s, plan, is_forward, b), g = stage_ends(s, plan, is_backward, b);
+    const bool last = f.last_s + g.last_s >= f.first_s + g.first_s;
+    f_mb += (last ? f.last_s : f.first_s) - (f.first_s + f.last_s) / pp;
+    b_mb += (last ? g.last_s : g.first_s) - (g.first_s + g.last_s) / pp;
+  }
+  const double r_mb = re.time_s / k;
   const double tp_fwd = tensor_comm_s(s, plan, is_forward, b) / pp;
   const double tp_mb = tp_fwd + tensor_comm_s(s, plan, is_backward, b) / pp;
   // Pipeline: each micro-batch sends its boundary activation forward and its

@@ -8,6 +8,7 @@
 
 #include "model/internal.h"
 #include "model/model.h"
+#include "model/plan.h"
 #include "unit/model/fixtures.h"
 
 namespace rooftop::model {
@@ -79,6 +80,49 @@ TEST(Plan, PredictRejectsPlansThatDoNotFitTheCountOrTheModel) {
   EXPECT_NE(error("tp=8").find("tp=8 does not divide the 12 attention heads"), std::string::npos);
   EXPECT_NE(error("pp=8").find("pp=8"), std::string::npos);
   EXPECT_NE(error("tp=2,ep=2").find("ep=2"), std::string::npos);
+}
+
+// 1F1B runs at its slowest stage: the LM head after the layer stack sits
+// whole on the last stage, so growing it slows every pipeline slot by all of
+// its growth, not by 1/pp of it.
+TEST(Plan, TheLastStageCarriesTheHeadWhole) {
+  catalog::Accelerator a = test_gpu();
+  auto model = [](double head_flops) {
+    workload::Workload w = matmul_model(1e8);
+    w.layers = 4;
+    w.heads = 8;
+    w.ops[0].name = "layers.fc";
+    w.ops[0].repeat = 4;
+    workload::Operator head = testing::one_op(workload::OpKind::matmul, head_flops, 1e6, 1000, 1000);
+    head.name = "lm_head";
+    head.params = 1e6;
+    w.ops.push_back(head);
+    w.params = w.active_params = 4e8 + 1e6;
+    return w;
+  };
+  struct Run {
+    double latency_s, head_mb_s;
+  };
+  auto run = [&](const workload::Workload& w) {
+    Request r;
+    r.accelerator = &a;
+    r.workload = &w;
+    r.task = workload::Task::train;
+    r.count = 2;
+    r.plan = *parse_plan("dp=1,tp=1,pp=2,vp=1,mb=64,ga=8,zero=0");
+    Prediction p = *predict(r);
+    double head = 0;  // one micro-batch, forward + backward (per_op holds k / pp of them)
+    for (const OpPrediction& o : p.per_op)
+      if (o.name == "lm_head" && o.phase != workload::Phase::optimizer) head += o.time_s * 2 / 8;
+    return Run{p.latency_s, head};
+  };
+  const workload::Workload small = model(2e9), big = model(2e10);
+  const Run x = run(small), y = run(big);
+  const double grown = y.head_mb_s - x.head_mb_s, slots = 8 + 1;  // k + (pp - 1)
+  ASSERT_GT(grown, 0);
+  EXPECT_NEAR(y.latency_s - x.latency_s, slots * grown, 1e-9 * y.latency_s);
+  // An even split would have charged half of it.
+  EXPECT_GT(y.latency_s - x.latency_s, 1.9 * slots * grown / 2);
 }
 
 // Hand-built fabric: 8-device domains at 100 GB/s (x 0.8), 1 us per step;
