@@ -35,18 +35,21 @@ assert abs(t["evaluations"] - t["samples"] / 150000) < 1e-9, t
 assert t["eval_s"] > 0 and abs(t["minutes"] * 60 - (t["train_s"] + t["eval_s"])) < 1e-6 * t["minutes"] * 60, t
 PY
 # fp8 training runs the matmuls in fp8 and keeps tensors at bf16: on one
-# plan, the memory is bf16's and the speed-up stays well under the 2x of the
-# fp8 peak (attention, norms and communication do not speed up).
-plan=dp=16,tp=4,pp=8,mb=1,ga=16,zero=1
-"$ROOFTOP" predict --model gpt-3-175b --accelerator h100 --count 512 --task train --plan $plan --json > bf16.json
-"$ROOFTOP" predict --model gpt-3-175b --accelerator h100 --count 512 --task train --plan $plan --precision fp8 --json > fp8.json
+# plan the memory is bf16's, and the speed-up is what NVIDIA publishes for
+# it, not the 2x of the fp8 peak. The plan and the step times (bf16 8.309 s,
+# fp8 5.626 s on 128 H100s) are NVIDIA dgxc-benchmarking's GPT-3 175B recipe
+# (nemo_megatron/README_175b.md); the model stays within 25 % of both.
+plan=dp=4,tp=4,pp=8,vp=12,mb=1,ga=64,zero=1
+"$ROOFTOP" predict --model gpt-3-175b --accelerator h100 --count 128 --task train --plan $plan --json > bf16.json
+"$ROOFTOP" predict --model gpt-3-175b --accelerator h100 --count 128 --task train --plan $plan --precision fp8 --json > fp8.json
 python3 - <<'PY'
 import json
 b, f = json.load(open("bf16.json")), json.load(open("fp8.json"))
 assert f["precision"] == "fp8" and f["precisions"]["matmuls"] == "fp8" and f["precisions"]["weights"] == "bf16", f["precisions"]
 assert f["memory"]["required_bytes"] == b["memory"]["required_bytes"], (f["memory"], b["memory"])
-ratio = f["throughput"]["value"] / b["throughput"]["value"]
-assert 1.2 < ratio < 1.8, ratio
+assert abs(b["latency_s"] / 8.309 - 1) < 0.25 and abs(f["latency_s"] / 5.626 - 1) < 0.25, (b["latency_s"], f["latency_s"])
+speedup = b["latency_s"] / f["latency_s"]
+assert abs(speedup / (8.309 / 5.626) - 1) < 0.1, speedup
 PY
 # Llama 3.1 pretraining: 405B with the benchmark's 32,000-token tokenizer,
 # three timed evaluations at 1,152 (17 points, the first 14 skipped); 8B
