@@ -126,6 +126,16 @@ Memory memory_footprint(const workload::Workload& w, workload::Task task, const 
     };
     m.weights_bytes = per_device(w.params - tables, experts, plan.zero >= 3) * bpe + tables * bpe / all;
     m.gradients_bytes = per_device(trainable, trainable_experts, plan.zero >= 2) * bpe;
+    // ZeRO-3 / FSDP gather a layer's parameters just before it computes and
+    // free them after: beside the shards sit the whole parameters (/ t) of
+    // the layer in use and of the next one, prefetched, and the layer's
+    // whole gradient until its reduce-scatter (PyTorch FSDP, Zhao et al.,
+    // VLDB 2023, section 3: one unit per layer, backward prefetch).
+    if (plan.zero >= 3 && plan.dp > 1 && w.layers > 0) {
+      const double layer = (w.params - tables) / w.layers / plan.tp;
+      m.weights_bytes += 2 * layer * bpe;
+      if (trainable > 0) m.gradients_bytes += std::min(trainable, w.params - tables) / w.layers / plan.tp * bpe;
+    }
     m.optimizer_bytes = per_device(trainable, trainable_experts, plan.zero >= 1) * opt + tables * opt / all;
     // 1F1B: the first stage holds min(pp, ga) micro-batches of its 1/pp of the
     // layers; the interleaved schedule (vp chunks per rank) warms up with more

@@ -149,6 +149,24 @@ TEST(Memory, ZeroStagesShardStatesOverDataParallelRanks) {
   EXPECT_DOUBLE_EQ(at(3).weights_bytes + at(3).gradients_bytes + at(3).optimizer_bytes, 16e9 / 8);
 }
 
+// ZeRO-3 / FSDP unshard one layer at a time: the whole parameters (/ t) of
+// the layer computing and of the prefetched next one, and that layer's whole
+// gradient before its reduce-scatter, sit beside the shards.
+TEST(Memory, ZeroThreeHoldsTheGatheredLayers) {
+  workload::Workload w = testing::matmul_model(1e9);
+  w.layers = 10;
+  Plan p;
+  p.dp = 8, p.tp = 2, p.zero = 3;
+  const Memory m = memory_footprint(w, Task::train, Precision::bf16, p, nullptr);
+  const double layer = 1e9 / 10 / 2;  // one layer's parameters per tensor-parallel rank
+  EXPECT_DOUBLE_EQ(m.weights_bytes, 2.0 * (1e9 / 16 + 2 * layer));
+  EXPECT_DOUBLE_EQ(m.gradients_bytes, 2.0 * (1e9 / 16 + layer));
+  EXPECT_DOUBLE_EQ(m.optimizer_bytes, 12.0 * 1e9 / 16);
+  // ZeRO-2 keeps every parameter: nothing to gather.
+  p.zero = 2;
+  EXPECT_DOUBLE_EQ(memory_footprint(w, Task::train, Precision::bf16, p, nullptr).weights_bytes, 2.0 * 1e9 / 2);
+}
+
 TEST(Memory, RecomputeAndSequenceParallelFollowKorthikanti) {
   // Korthikanti et al. 2022, Table 2: per layer s b h (34 + 5 a s / h); with
   // fused attention the 5 a s / h scores are never stored, so the count is
