@@ -137,6 +137,10 @@ StageEnds stage_ends(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), 
   StageEnds out;
   const double layers = s.w->layers;
   if (plan.pp <= 1 || layers < 2) return out;
+  // Without a repeated layer stack (an unrolled graph: one operator per
+  // layer) the stages cannot be told apart: keep the even split.
+  if (std::none_of(s.ops.begin(), s.ops.end(), [&](const Operator& op) { return in_phase(op.phase) && op.repeat >= layers; }))
+    return out;
   bool seen_stack = false;
   for (const Operator& op : s.ops) {
     if (!in_phase(op.phase)) continue;

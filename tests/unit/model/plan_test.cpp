@@ -123,6 +123,20 @@ TEST(Plan, TheLastStageCarriesTheHeadWhole) {
   EXPECT_NEAR(y.latency_s - x.latency_s, slots * grown, 1e-9 * y.latency_s);
   // An even split would have charged half of it.
   EXPECT_GT(y.latency_s - x.latency_s, 1.9 * slots * grown / 2);
+  // An unrolled graph (one operator per layer, no repeated stack) keeps the
+  // even split: its stages cannot be told apart.
+  workload::Workload unrolled_small = small, unrolled_big = big;
+  for (workload::Workload* w : {&unrolled_small, &unrolled_big}) {
+    workload::Operator layer = w->ops[0];
+    layer.repeat = 1;
+    w->ops.erase(w->ops.begin());
+    for (int i = 0; i < 4; ++i) {
+      layer.name = "layer" + std::to_string(i) + ".fc";
+      w->ops.insert(w->ops.begin() + i, layer);
+    }
+  }
+  const Run u = run(unrolled_small), v = run(unrolled_big);
+  EXPECT_NEAR(v.latency_s - u.latency_s, slots * (v.head_mb_s - u.head_mb_s) / 2, 1e-9 * v.latency_s);
 }
 
 // Hand-built fabric: 8-device domains at 100 GB/s (x 0.8), 1 us per step;
