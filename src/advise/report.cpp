@@ -48,7 +48,7 @@ std::string headline(const Scenario& s, const Candidate& c) {
 // The objective's figure over the range the model's measured error on
 // published rows like this one gives ("59.9 h to 125 h to train", "p99 2.1 s
 // to 4.4 s"), when that error is large (over 15 % either way) or the rows
-// never ran this precision; else "". `at_risk` is set when the slow end of
+// were checked in another precision; else "". `at_risk` is set when the slow end of
 // the range misses the scenario's objective.
 std::string likely_range(const Scenario& s, const Candidate& c, bool* at_risk = nullptr) {
   if (at_risk) *at_risk = false;

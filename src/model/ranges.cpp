@@ -118,7 +118,10 @@ Sureness sureness(const std::vector<ErrorBand>& bands, std::string_view task, st
   if (throughput > 0) s.throughput = Range{throughput * lo, throughput * hi, basis};
   if (latency_s > 0) s.latency_s = Range{latency_s / hi, latency_s / lo, basis};
   s.unvalidated = std::find(b.precisions.begin(), b.precisions.end(), std::string(precision)) == b.precisions.end();
-  if (s.unvalidated) s.note = "the published " + what + " never ran " + std::string(precision);
+  // A row's precision is the one it was checked in: the one it names, else
+  // the task's default (a training row naming none is checked in bf16 even
+  // if the submission ran fp8), so say what was checked, not what ran.
+  if (s.unvalidated) s.note = "none of the published " + what + " was checked in " + std::string(precision);
   return s;
 }
 

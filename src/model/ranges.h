@@ -47,7 +47,8 @@ struct Sureness {
 // The range of `throughput` and `latency_s` predicted for (task, family,
 // vendor) at `precision`: value x [min(ratio, 1), max(ratio, 1)] for
 // throughput, the inverse for latency. Unvalidated when no band matches,
-// or when the band's rows never ran `precision` (the range is still given).
+// or when none of the band's rows was checked in `precision` (the range is
+// still given).
 Sureness sureness(const std::vector<ErrorBand>& bands, std::string_view task, std::string_view family,
                   std::string_view vendor, std::string_view precision, double throughput, double latency_s);
 

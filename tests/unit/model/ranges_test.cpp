@@ -77,11 +77,11 @@ TEST(Sureness, RangeAroundTheValueIncludingIt) {
   EXPECT_FALSE(s.latency_s);
   // One row is "row"; the family is named in words.
   EXPECT_EQ(s.throughput->basis, "1 published inference row of intel decoder LLM workloads (measured / predicted 0.40-0.40)");
-  // A precision the rows never ran: the range, but unvalidated.
+  // A precision none of the rows was checked in: the range, but unvalidated.
   s = sureness(bands, "infer", "cnn", "nvidia", "bf16", 1000, 0.01);
   EXPECT_TRUE(s.throughput);
   EXPECT_TRUE(s.unvalidated);
-  EXPECT_NE(s.note.find("never ran bf16"), std::string::npos);
+  EXPECT_NE(s.note.find("none of the published inference rows of nvidia CNN workloads was checked in bf16"), std::string::npos) << s.note;
   // No band: unvalidated, no range.
   s = sureness(bands, "train", "cnn", "amd", "bf16", 1000, 1);
   EXPECT_FALSE(s.throughput);
