@@ -226,10 +226,10 @@ std::vector<Assumption> op_efficiency_assumptions(const catalog::Accelerator& a,
     std::snprintf(buf, sizeof buf, "%g units, tile %gx%g (down to %g), k step %g", u.units, u.tile_m, u.tile_n,
                   u.tile_min > 0 ? u.tile_min : std::min(u.tile_m, u.tile_n), u.tile_k);
     out.push_back({"gemm_shape", buf, "docs/model.md#gemm-shape; " + a.id + " catalog entry (compute.units, compute.tile_*)"});
-  }
-  if (!u.known())
+  } else {
     out.push_back({"gemm_shape", "not modelled (the catalog gives no compute units and tile for this part)",
                    "docs/model.md#gemm-shape"});
+  }
   if (e.gemm_tile_fixed_k > 0) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "each output tile costs %g of k (depth k runs at k / (k + %g))", e.gemm_tile_fixed_k,

@@ -88,25 +88,30 @@ namespace {
 
 using Setup = Evaluator::Setup;
 
-// Roofline of the ops in `in_phase` at `batch`, times `scale`. Training
-// shards each op by tp (sharded kinds, or all under sequence parallel);
-// inference by tp for every op (docs/model.md#parallelism).
+// One operator of the step on one rank at `batch`. Inference compilers fuse
+// elementwise ops (and fold a CNN's batch norm); training stacks fuse the
+// elementwise epilogues too (bias + activation, dropout + residual add:
+// cuDNN/apex/XLA fusions), but batch norm needs batch statistics and stays a
+// kernel of its own (docs/model.md#fusion). Training shards each op by tp
+// (sharded kinds, or all under sequence parallel); inference every op. The
+// dense optimizer is sharded like the weights (`optimizer_shard`); a sparse
+// row-wise one (recommender tables) updates the rows this rank's samples touched.
+detail::OpCost step_op_cost(const Setup& s, const Plan& plan, const Operator& op, double batch, double optimizer_shard) {
+  const bool fused = s.task == Task::infer ? detail::fused_in_inference(op, s.w->family)
+                                           : op.kind == OpKind::elementwise && op.phase != Phase::optimizer;
+  double shard = s.task == Task::infer || plan.sp || tp_sharded(op.kind) ? plan.tp : 1;
+  if (op.phase == Phase::optimizer) shard = op.kind == OpKind::embedding ? 1 : optimizer_shard;
+  return detail::op_cost(op, batch, s.mix, *s.a, s.e, shard, fused);
+}
+
+// Roofline of the ops in `in_phase` at `batch` (step_op_cost), times `scale`
+// (docs/model.md#parallelism).
 Sums eval_ops(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), double batch, double scale,
               std::vector<OpPrediction>* detail, double extra_shard = 1) {
   Sums out;
   for (const Operator& op : s.ops) {
     if (!in_phase(op.phase)) continue;
-    // Inference compilers fuse elementwise ops (and fold a CNN's batch norm);
-    // training stacks fuse the elementwise epilogues too (bias + activation,
-    // dropout + residual add: cuDNN/apex/XLA fusions), but batch norm needs
-    // batch statistics and stays a kernel of its own (docs/model.md#fusion).
-    const bool fused = s.task == Task::infer ? detail::fused_in_inference(op, s.w->family)
-                                             : op.kind == OpKind::elementwise && op.phase != Phase::optimizer;
-    double shard = s.task == Task::infer || plan.sp || tp_sharded(op.kind) ? plan.tp : 1;
-    // The dense optimizer is sharded like the weights; a sparse row-wise one
-    // (recommender tables) updates the rows this rank's samples touched.
-    if (op.phase == Phase::optimizer) shard = op.kind == OpKind::embedding ? 1 : extra_shard;
-    detail::OpCost c = detail::op_cost(op, batch, s.mix, *s.a, s.e, shard, fused);
+    detail::OpCost c = step_op_cost(s, plan, op, batch, extra_shard);
     double t = c.time_s * scale;
     out.time_s += t;
     (c.bound == Bound::compute ? out.compute_s : c.bound == Bound::memory ? out.memory_s : out.overhead_s) += t;
@@ -137,10 +142,6 @@ StageEnds stage_ends(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), 
   StageEnds out;
   const double layers = s.w->layers;
   if (plan.pp <= 1 || layers < 2) return out;
-  // Without a repeated layer stack (an unrolled graph: one operator per
-  // layer) the stages cannot be told apart: keep the even split.
-  if (std::none_of(s.ops.begin(), s.ops.end(), [&](const Operator& op) { return in_phase(op.phase) && op.repeat >= layers; }))
-    return out;
   bool seen_stack = false;
   for (const Operator& op : s.ops) {
     if (!in_phase(op.phase)) continue;
@@ -148,14 +149,12 @@ StageEnds stage_ends(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), 
       seen_stack = true;
       continue;
     }
-    const bool fused = op.kind == OpKind::elementwise && op.phase != Phase::optimizer;
-    const double shard = plan.sp || tp_sharded(op.kind) ? plan.tp : 1;
-    const double t = detail::op_cost(op, batch, s.mix, *s.a, s.e, shard, fused).time_s;
     // The backward pass runs the stack in reverse: what follows it is the embeddings.
-    const bool before = !seen_stack;
-    ((op.phase == Phase::backward) != before ? out.first_s : out.last_s) += t;
+    ((op.phase == Phase::backward) == seen_stack ? out.first_s : out.last_s) += step_op_cost(s, plan, op, batch, 1).time_s;
   }
-  return out;
+  // Without a repeated layer stack (an unrolled graph: one operator per
+  // layer) the stages cannot be told apart: keep the even split.
+  return seen_stack ? out : StageEnds{};
 }
 
 // Forward attention (score/softmax) ops: what selective recompute runs again.
