@@ -86,6 +86,13 @@ Efficiency efficiency_for(const catalog::Accelerator& a) {
   // Measured on NVIDIA GPUs; the reductions are the algorithm's, not the
   // vendor's, so every GPU gets it (batch and group norm need them too).
   if (a.kind == catalog::Kind::gpu || a.kind == catalog::Kind::edge) e.norm_backward = 0.5;
+  // GPU batch norm forward in training: the statistics reduce over every
+  // sample and position of a channel, so the kernels run in two passes over
+  // the input, statistics then normalization (PyTorch's
+  // batch_norm_collect_statistics and batch_norm_transform_input kernels);
+  // a tensor that fits the last-level cache is re-read from it (roofline.cpp).
+  // TPUs and ASICs: XLA and graph compilers fuse norms, no kernel to read.
+  if (a.kind == catalog::Kind::gpu || a.kind == catalog::Kind::edge) e.batch_norm_reread = true;
   // NVIDIA GEMM depth: XLA's measured H100 bf16 matmul table
   // (xla/service/gpu/model/matmul_interpolator_data.h, sm_90; the 46 shapes
   // whose kernels run 50 us or longer) is fitted best, with this model's tile

@@ -46,6 +46,10 @@ struct Efficiency {
   // dx it reduces twice per row and once more across rows for the scale and
   // shift gradients (docs/model.md#norm-backward). 1 where no measurement says.
   double norm_backward = 1;
+  // A batch norm's forward pass in training reads its input twice, once for
+  // the batch statistics and once to normalize, unless the tensor fits the
+  // last-level cache (docs/model.md#batch-norm). false where no kernel says.
+  bool batch_norm_reread = false;
   // Per output tile, a GEMM kernel fills its load pipeline before the main
   // loop and writes its accumulators out after it: a fixed cost worth this
   // many elements of k, so a GEMM of depth k runs at k / (k + this) of the

@@ -792,6 +792,13 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
     say("dla", "not used: the " + plain(*a.dla_int8_ops.value / 1e12) + " int8 TOPS of the DLAs run CNN layers only",
         "docs/model.md#precision; " + a.id + " catalog entry (compute.dla_int8)");
   for (Assumption& x : op_efficiency_assumptions(a, s.e, s.req.task == Task::train)) out.assumptions.push_back(std::move(x));
+  if (s.task == Task::train && s.e.batch_norm_reread &&
+      std::any_of(s.ops.begin(), s.ops.end(), [](const Operator& op) { return op.batch_statistics; }))
+    say("batch_norm",
+        "two passes over the input in training (statistics, then normalization), the second from memory " +
+            (a.sram_bytes.known() ? "unless the input fits the " + iec_bytes(*a.sram_bytes.value) + " last-level cache"
+                                  : std::string("(the catalog gives no last-level cache size)")),
+        "docs/model.md#batch-norm (PyTorch's and cuDNN's batch norm kernels)");
   if (s.req.scenario == Scenario::server && s.task == Task::infer) {
     say("latency_target_s", s.llm ? "tpot " + plain(s.req.latency_target_s.value_or(kLlmTpotS)) + ", ttft " + plain(kLlmTtftS)
                                   : plain(s.req.latency_target_s.value_or(kServerLatencyS)),

@@ -25,6 +25,12 @@ OpCost op_cost(const workload::Operator& op, double batch, const PrecisionMix& p
   OpCost c;
   c.flops = workload::op_flops(op, batch) * op.repeat / shard;
   c.bytes = fused ? 0 : workload::op_bytes(op, batch, p.weights, p.compute, p.kv) * op.repeat / shard;
+  if (!fused && op.batch_statistics && e.batch_norm_reread) {
+    // The normalizing pass reads the input again; from DRAM unless one
+    // instance's input fits the last-level cache (docs/model.md#batch-norm).
+    const double input = batch * op.in_elems * bytes_per_element(p.compute) / shard;
+    if (input > a.sram_bytes.or_else(0)) c.bytes += input * op.repeat;
+  }
   c.compute_s = c.flops / (peak * oe.compute);
   c.memory_s = c.bytes / (bw * oe.memory);
   c.overhead_s = fused ? 0 : op.repeat * e.op_overhead_s;

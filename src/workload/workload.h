@@ -94,6 +94,11 @@ struct Operator {
   // separate SwiGLU kernel" (perf-overview, Known issues) and vLLM a
   // SiluAndMul kernel (docs/model.md#fusion).
   bool own_kernel = false;
+  // Training: a batch norm, whose statistics reduce over the whole batch
+  // (every sample and position of a channel) before any element can be
+  // normalized. Set by training_ops on a CNN's norms; inference uses the
+  // running statistics, folded into the convolution (docs/model.md#batch-norm).
+  bool batch_statistics = false;
 };
 
 // Bytes one instance moves at `batch` samples and precision `p`.

@@ -172,3 +172,39 @@ TEST(Fusion, ElementwiseOpsRunInTheirProducerUnlessTheyNeedAKernelOfTheirOwn) {
 
 }  // namespace
 }  // namespace rooftop::model
+
+namespace rooftop::model {
+namespace {
+
+// A batch norm in training (docs/model.md#batch-norm): its statistics reduce
+// over the whole batch, so a GPU reads the input once for them and once more
+// to normalize, except when one instance's input fits the last-level cache;
+// TPUs and ASICs have no such kernel to read, and inference folds the norm.
+TEST(BatchNorm, TrainingForwardReadsItsInputTwiceOnGpus) {
+  workload::Operator bn = testing::one_op(workload::OpKind::norm, 2 * 1e6, 2 * 64, 1e6, 1e6);
+  bn.batch_statistics = true;
+  catalog::Accelerator a = testing::test_gpu();
+  a.sram_bytes = {40e6, "test"};
+  PrecisionMix p(Precision::bf16);
+  const Efficiency e = efficiency_for(a);
+  EXPECT_TRUE(e.batch_norm_reread);
+  // 64 samples x 1e6 elements x 2 bytes = 128 MB in, over 40 MB: x, x again, y.
+  const double weights = 2 * 64 * 2.0;
+  EXPECT_DOUBLE_EQ(detail::op_cost(bn, 64, p, a, e, 1, false).bytes, weights + 64 * 1e6 * 2 * 3);
+  // 16 samples: 32 MB fits the 40 MB cache, the second read stays on chip.
+  EXPECT_DOUBLE_EQ(detail::op_cost(bn, 16, p, a, e, 1, false).bytes, weights + 16 * 1e6 * 2 * 2);
+  EXPECT_DOUBLE_EQ(detail::op_cost(bn, 64, p, a, e, 1, true).bytes, 0);  // folded
+  workload::Operator ln = bn;  // a layer norm's row fits a kernel: one pass
+  ln.batch_statistics = false;
+  EXPECT_DOUBLE_EQ(detail::op_cost(ln, 64, p, a, e, 1, false).bytes, weights + 64 * 1e6 * 2 * 2);
+  for (catalog::Kind k : {catalog::Kind::tpu, catalog::Kind::asic, catalog::Kind::npu, catalog::Kind::cpu}) {
+    catalog::Accelerator other = a;
+    other.kind = k;
+    EXPECT_DOUBLE_EQ(detail::op_cost(bn, 64, p, other, efficiency_for(other), 1, false).bytes,
+                     weights + 64 * 1e6 * 2 * 2)
+        << catalog::to_string(k);
+  }
+}
+
+}  // namespace
+}  // namespace rooftop::model

@@ -106,6 +106,22 @@ TEST(Retinanet, TrainingAddsTheFocalLossOverEveryAnchorAndClass) {
   EXPECT_TRUE(backward);
 }
 
+// A CNN's norms are batch norms: the forward ops of a training step reduce
+// their statistics over the batch; inference (running statistics) and the
+// backward copies do not, nor does a transformer's layer norm.
+TEST(Resnet50, TrainingMarksTheBatchNormsForward) {
+  Workload w = zoo("resnet50");
+  for (const Operator& op : w.ops) EXPECT_FALSE(op.batch_statistics) << op.name;
+  int marked = 0;
+  for (const Operator& op : training_ops(w)) {
+    const bool expected = op.kind == OpKind::norm && op.phase == Phase::forward;
+    EXPECT_EQ(op.batch_statistics, expected) << op.name;
+    marked += expected;
+  }
+  EXPECT_GT(marked, 0);
+  for (const Operator& op : training_ops(zoo("bert-large"))) EXPECT_FALSE(op.batch_statistics) << op.name;
+}
+
 TEST(Yolov8n, MatchesUltralyticsSummary) {
   // Ultralytics model summary for yolov8n.yaml: 3,157,200 parameters;
   // fused (batch norm folded into conv) 8.7 GFLOPs at 640 (thop MACs x 2).
