@@ -798,7 +798,7 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
         "two passes over the input in training (statistics, then normalization), the second from memory " +
             (a.sram_bytes.known() ? "unless the input fits the " + iec_bytes(*a.sram_bytes.value) + " last-level cache"
                                   : std::string("(the catalog gives no last-level cache size)")),
-        "docs/model.md#batch-norm (PyTorch's and cuDNN's batch norm kernels)");
+        "docs/model.md#batch-norm (PyTorch's two batch norm kernels)");
   if (s.req.scenario == Scenario::server && s.task == Task::infer) {
     say("latency_target_s", s.llm ? "tpot " + plain(s.req.latency_target_s.value_or(kLlmTpotS)) + ", ttft " + plain(kLlmTtftS)
                                   : plain(s.req.latency_target_s.value_or(kServerLatencyS)),
