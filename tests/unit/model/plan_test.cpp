@@ -398,6 +398,40 @@ TEST(TrainingSchedule, SearchCoversEveryDivisorSplit) {
   EXPECT_NE(p.error().message.find("no plan splits global batch 4"), std::string::npos) << p.error().message;
 }
 
+// Under a fixed global batch the search prefers the smallest micro-batch
+// within 1 % of the best, except for a network with batch norms, whose
+// statistics gradient accumulation would split: there the largest one that
+// fits (docs/model.md#plans).
+TEST(TrainingSchedule, BatchNormNetworksKeepTheWholeBatchInOneMicroBatch) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = matmul_model(1e6, 1e7);
+  workload::Operator norm = w.ops[0];
+  norm.name = "bn";
+  norm.kind = workload::OpKind::norm;
+  norm.flops = 2e7;
+  norm.weight_elems = norm.params = 2;
+  w.ops.push_back(norm);
+  w.train_activation_elems_per_sample = 2e7;
+  Request r = train_request(a, w, 1);
+  r.global_batch = 64;
+  Result<Prediction> other = predict(r);
+  ASSERT_TRUE(other) << other.error().message;
+  EXPECT_LT(other->plan.mb, 64);  // the per-sample work dwarfs the launches: a small micro-batch is within 1 %
+  EXPECT_EQ(other->plan.mb * other->plan.ga, 64);
+  w.family = workload::Family::cnn;  // a CNN's norms are batch norms
+  Result<Prediction> cnn = predict(r);
+  ASSERT_TRUE(cnn) << cnn.error().message;
+  EXPECT_EQ(cnn->plan.mb, 64);
+  EXPECT_EQ(cnn->plan.ga, 1);
+  // A memory too small for the whole batch: the largest micro-batch that fits.
+  a.memory_bytes = {2.0 * testing::kGiB, "test"};
+  cnn = predict(r);
+  ASSERT_TRUE(cnn) << cnn.error().message;
+  EXPECT_GT(cnn->plan.ga, 1);
+  r.plan = *parse_plan("mb=" + std::to_string(cnn->plan.mb * 2));
+  EXPECT_FALSE(predict(r));
+}
+
 TEST(TrainingSchedule, PredictWithTheSearchedPlanReproducesIt) {
   catalog::Accelerator a = test_gpu();
   workload::Workload w = matmul_model(3e10);
