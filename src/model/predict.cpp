@@ -75,6 +75,7 @@ struct Evaluator::Setup {
   bool llm = false;
   double out_tokens = 1;
   std::vector<Operator> ops;         // training: forward + backward + optimizer; inference: w.ops
+  bool batch_norms = false;          // training: some op computes batch statistics (docs/model.md#batch-norm)
   double trainable = 0;              // training: parameters updated
   double boundary_elems = 0;         // activation per sample between layers (pipeline sends)
   double moe_layers = 0;             // MoE layers (expert all-to-all)
@@ -671,6 +672,7 @@ Result<Evaluator> Evaluator::make(const Request& req) {
         s->backward_second_kernels += op.repeat;
     for (const Operator& op : s->ops) {
       if (op.phase != Phase::forward) continue;
+      s->batch_norms = s->batch_norms || op.batch_statistics;
       if (op.kind == OpKind::norm) s->boundary_elems = std::max(s->boundary_elems, op.out_elems);
       if (op.name.find("moe.router") != std::string::npos) s->moe_layers += op.repeat;
       if (w.family == workload::Family::recsys && op.kind == OpKind::embedding) s->table_out_elems += op.out_elems * op.repeat;
@@ -792,8 +794,7 @@ Result<Prediction> Evaluator::run(const Plan& plan) const {
     say("dla", "not used: the " + plain(*a.dla_int8_ops.value / 1e12) + " int8 TOPS of the DLAs run CNN layers only",
         "docs/model.md#precision; " + a.id + " catalog entry (compute.dla_int8)");
   for (Assumption& x : op_efficiency_assumptions(a, s.e, s.req.task == Task::train)) out.assumptions.push_back(std::move(x));
-  if (s.task == Task::train && s.e.batch_norm_reread &&
-      std::any_of(s.ops.begin(), s.ops.end(), [](const Operator& op) { return op.batch_statistics; }))
+  if (s.batch_norms && s.e.batch_norm_reread)
     say("batch_norm",
         "two passes over the input in training (statistics, then normalization), the second from memory " +
             (a.sram_bytes.known() ? "unless the input fits the " + iec_bytes(*a.sram_bytes.value) + " last-level cache"
@@ -975,8 +976,7 @@ Result<Prediction> predict(const Request& req) {
   // Under a fixed global batch the simplest plan is the smallest micro-batch,
   // except for batch norms: gradient accumulation would shrink the batch
   // their statistics see, so there the largest micro-batch comes first.
-  const bool batch_norms =
-      std::any_of(s.ops.begin(), s.ops.end(), [](const Operator& op) { return op.batch_statistics; });
+  const bool batch_norms = s.batch_norms;
   for (int zero : zeros) {
     for (Recompute rc : rcs) {
       for (Plan p : splits) {
