@@ -973,10 +973,6 @@ Result<Prediction> predict(const Request& req) {
   Plan smallest_miss;
   bool any_valid = false;
   auto add = [&](const Plan& p) { found.push_back({p, outcome(s, p, nullptr).throughput}); };
-  // Under a fixed global batch the simplest plan is the smallest micro-batch,
-  // except for batch norms: gradient accumulation would shrink the batch
-  // their statistics see, so there the largest micro-batch comes first.
-  const bool batch_norms = s.batch_norms;
   for (int zero : zeros) {
     for (Recompute rc : rcs) {
       for (Plan p : splits) {
@@ -990,15 +986,18 @@ Result<Prediction> predict(const Request& req) {
           // The global batch fixes mb x ga per data-parallel rank.
           if (gb % p.dp != 0) continue;
           const int per_rank = gb / p.dp;
-          for (int i = 1; i <= per_rank; ++i) {  // every divisor of the per-rank batch
-            const int mb = batch_norms ? per_rank + 1 - i : i;
+          // Every divisor of the per-rank batch, the smallest first (the
+          // simplest), except for batch norms: gradient accumulation would
+          // shrink the batch their statistics see, so the largest first.
+          for (int i = 1; i <= per_rank; ++i) {
+            const int mb = s.batch_norms ? per_rank + 1 - i : i;
             if (per_rank % mb != 0 || (spec.mb && mb != *spec.mb)) continue;
             if (spec.ga && per_rank / mb != *spec.ga) continue;
             if (!spec.vp && !interleavable(p.vp, p.pp, per_rank / mb)) continue;
             p.mb = mb;
             p.ga = per_rank / mb;
             if (!plan_memory(s, p).fits) {
-              if (batch_norms) continue;  // smaller micro-batches may still fit
+              if (s.batch_norms) continue;  // smaller micro-batches may still fit
               break;
             }
             add(p);

@@ -42,7 +42,7 @@ OpCost op_cost(const workload::Operator& op, double batch, const PrecisionMix& p
 
 bool fused_in_inference(const workload::Operator& op, workload::Family family) {
   return (op.kind == workload::OpKind::elementwise && !op.own_kernel) ||
-         (op.kind == workload::OpKind::norm && family == workload::Family::cnn);
+         workload::is_batch_norm(op, family);
 }
 
 Result<LinkChoice> collective_link(const catalog::Accelerator& a) {

@@ -149,8 +149,7 @@ std::vector<Operator> training_ops(const Workload& w) {
   out.reserve(2 * fwd.size() + 1);
   for (Operator op : fwd) {
     op.phase = Phase::forward;
-    // A CNN's norms are batch norms (the same convention as inference folding them).
-    op.batch_statistics = w.family == Family::cnn && op.kind == OpKind::norm;
+    op.batch_statistics = is_batch_norm(op, w.family);
     out.push_back(std::move(op));
   }
   for (auto it = fwd.rbegin(); it != fwd.rend(); ++it) {

@@ -101,6 +101,12 @@ struct Operator {
   bool batch_statistics = false;
 };
 
+// A CNN's norms are batch norms: training reduces their statistics over the
+// batch; inference folds them, with running statistics, into the convolution.
+inline bool is_batch_norm(const Operator& op, Family family) {
+  return op.kind == OpKind::norm && family == Family::cnn;
+}
+
 // Bytes one instance moves at `batch` samples and precision `p`.
 double op_bytes(const Operator& op, double batch, Precision p);
 // The same with weights, activations and the KV cache each in its own
