@@ -5,11 +5,11 @@
 // Formulas, efficiency factors and their derivation: docs/model.md.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <memory>
 
 #include "catalog/catalog.h"
 #include "core/precision.h"
@@ -171,12 +171,32 @@ Result<Prediction> predict(const Request& req);
 // predict() and advise both end here, so the same plan gives the same numbers.
 Result<Prediction> evaluate(const Request& req, const Plan& plan);
 
-// evaluate() for many plans of one request: the operators and links are
-// prepared once (advise's search).
+// What one iteration of a continuous-batching server runs on one replica
+// (serve_sim.h), and its price in seconds.
+struct Iteration {
+  double prefill_tokens = 0;   // prompt tokens computed (whole prompts or chunks)
+  double prefill_pairs = 0;    // causal attention (query, key) pairs of those tokens
+  int decode_seqs = 0;         // sequences generating one token each
+  double decode_context = 0;   // tokens of KV cache those decodes attend to (sum over sequences)
+};
+using IterationTime = std::function<double(const Iteration&)>;
+
+// The one evaluator every command asks: the operators and links of a request
+// are prepared once (make), then plans are searched (search: what predict
+// returns), priced in full (run), priced fast (quick), or served one
+// scheduler iteration at a time (iteration_time: the server simulation).
 class Evaluator {
  public:
   static Result<Evaluator> make(const Request& req);
   Result<Prediction> run(const Plan& plan) const;
+  // The plan search of predict(): the plan keys the request fixes are kept,
+  // the others searched at the request's device count (docs/model.md#plans).
+  Result<Prediction> search() const;
+  // The price of one serving iteration under `plan`, from the same operator
+  // prices and tensor all-reduce rule as run(); without a decode phase, one
+  // forward pass of prefill_tokens samples as one batch. Errors: a plan
+  // that needs a link the catalog does not give.
+  Result<IterationTime> iteration_time(const Plan& plan) const;
   // Step time and throughput of a plan without the prediction's detail and
   // wording (fast search); run() on the same plan gives the same numbers.
   struct Quick {
@@ -192,10 +212,10 @@ class Evaluator {
   // Largest micro-batch per device the memory allows under `plan` (0: none).
   int max_micro_batch(const Plan& plan) const;
   Precision precision() const;
+  const Request& request() const;
   struct Setup;
 
  private:
-  friend Result<Prediction> predict(const Request& req);
   std::shared_ptr<const Setup> s_;
 };
 

@@ -243,117 +243,6 @@ ServeStats simulate_replicas(const std::vector<ServeRequest>& reqs, int replicas
   return s;
 }
 
-// The operators of one iteration: each layer operator of the prefill pass
-// paired with its decode counterpart (same name), so a mixed iteration
-// reads the weights once.
-struct PairedOp {
-  Operator pre, dec;
-  bool has_pre = false, has_dec = false;
-  bool fused = false;
-};
-
-struct Pricing {
-  const catalog::Accelerator* a = nullptr;
-  catalog::Accelerator gpu_only;     // Jetson: the GPU's own int8 peak (DLAs run CNNs only), as predict prices it
-  PrecisionMix mix;
-  Efficiency e;
-  std::optional<detail::Fabric> fabric;
-  int tp = 1;
-  double prompt = 1;        // tokens one prefill sample holds (I)
-  double prompt_pairs = 1;  // causal pairs of one prompt
-  double context = 1;       // context the decode ops were built for (I + O/2)
-  std::vector<PairedOp> ops;
-  bool any_norm = false;
-  // One operator per paired op, refilled each iteration (no allocation in
-  // the loop; a priced IterationTime is used by one thread at a time).
-  mutable std::vector<Operator> scratch, scratch_decode;
-};
-
-// Scales `o` (one sample) by k samples into `m` (totals).
-void add_scaled(Operator& m, const Operator& o, double k, double flops_k) {
-  if (k <= 0) return;
-  m.flops += o.flops * flops_k;
-  m.in_elems += o.in_elems * k;
-  m.out_elems += o.out_elems * k;
-  m.weight_elems_per_sample += o.weight_elems_per_sample * k;
-  m.weight_elems = std::max(m.weight_elems, o.weight_elems);
-}
-
-// A model without a decode phase: one request is one sample through the
-// forward operators; an iteration runs every admitted sample as one batch.
-double price_batch(const Pricing& pr, double batch) {
-  if (batch <= 0) return 0;
-  const double bpe = bytes_per_element(pr.mix.compute);
-  double total = 0, norm_comm = 0, matmul_comm = 0;
-  for (const PairedOp& po : pr.ops) {
-    total += detail::op_cost(po.pre, batch, pr.mix, *pr.a, pr.e, pr.tp, po.fused).time_s;
-    if (pr.tp > 1 && pr.fabric) {
-      const double one =
-          detail::collective_s(detail::Collective::all_reduce, po.pre.out_elems * batch * bpe, pr.tp, 1, *pr.fabric);
-      if (po.pre.kind == OpKind::norm) norm_comm += po.pre.repeat * one;
-      if (po.pre.kind == OpKind::matmul) matmul_comm += 0.5 * po.pre.repeat * one;
-    }
-  }
-  return total + (pr.any_norm ? norm_comm : matmul_comm);
-}
-
-double price_iteration(const Pricing& pr, const Iteration& it) {
-  const double pre_k = it.prefill_tokens / pr.prompt;     // prompt-samples of prefill
-  const double dec_k = it.decode_seqs;                    // decode samples
-  const double tokens = it.prefill_tokens + it.decode_seqs;
-  if (tokens <= 0) return 0;
-  const double bpe = bytes_per_element(pr.mix.compute);
-  double total = 0, norm_comm = 0, matmul_comm = 0;
-  // Priced per token at `n` tokens (the GEMM's M), from totals in `m`.
-  auto price = [&](Operator& m, double n, bool fused) {
-    m.flops /= n, m.in_elems /= n, m.out_elems /= n, m.weight_elems_per_sample /= n;
-    return detail::op_cost(m, n, pr.mix, *pr.a, pr.e, pr.tp, fused).time_s;
-  };
-  for (std::size_t i = 0; i < pr.ops.size(); ++i) {
-    const PairedOp& po = pr.ops[i];
-    Operator& m = pr.scratch[i];
-    m.flops = m.in_elems = m.out_elems = m.weight_elems = m.weight_elems_per_sample = 0;
-    const bool attention = (po.has_pre ? po.pre : po.dec).kind == OpKind::attention;
-    if (attention) {
-      // Prefill and decode attention are kernels of their own (flash
-      // attention over the chunk; paged attention over each sequence's
-      // cache, read at the KV precision): no weights to share.
-      if (po.has_pre && pre_k > 0) {
-        m.phase = Phase::prefill;
-        add_scaled(m, po.pre, pre_k, it.prefill_pairs / pr.prompt_pairs);  // grows with the causal pairs
-        total += price(m, it.prefill_tokens, po.fused);
-      }
-      if (po.has_dec && dec_k > 0) {
-        // Per sequence: its query (out_elems) and the cached K and V of its
-        // context (in - out, built for the mean context).
-        Operator& d = pr.scratch_decode[i];
-        const double ctx_k = it.decode_context / pr.context;
-        d.phase = Phase::decode;
-        d.flops = po.dec.flops * ctx_k;
-        d.in_elems = po.dec.out_elems * dec_k + (po.dec.in_elems - po.dec.out_elems) * ctx_k;
-        d.out_elems = po.dec.out_elems * dec_k;
-        d.weight_elems = po.dec.weight_elems, d.weight_elems_per_sample = po.dec.weight_elems_per_sample * dec_k;
-        total += price(d, dec_k, po.fused);
-      }
-      continue;
-    }
-    // Projections, MLPs, norms: one kernel over every token of the
-    // iteration, reading the weights once.
-    m.phase = it.prefill_tokens > 0 ? Phase::prefill : Phase::decode;
-    if (po.has_pre) add_scaled(m, po.pre, pre_k, pre_k);
-    if (po.has_dec) add_scaled(m, po.dec, dec_k, dec_k);
-    if (m.flops == 0 && m.in_elems == 0 && m.out_elems == 0) continue;
-    const double out_total = m.out_elems;
-    total += price(m, tokens, po.fused);
-    if (pr.tp > 1 && pr.fabric) {
-      const double one = detail::collective_s(detail::Collective::all_reduce, out_total * bpe, pr.tp, 1, *pr.fabric);
-      if (m.kind == OpKind::norm) norm_comm += m.repeat * one;
-      if (m.kind == OpKind::matmul) matmul_comm += 0.5 * m.repeat * one;
-    }
-  }
-  return total + (pr.any_norm ? norm_comm : matmul_comm);
-}
-
 bool is_llm(const workload::Workload& w) {
   return std::any_of(w.ops.begin(), w.ops.end(), [](const Operator& op) { return op.phase == Phase::decode; });
 }
@@ -454,56 +343,29 @@ ServeBounds server_bounds(const workload::Workload& w, std::optional<double> tpo
 }
 
 Result<IterationTime> roofline_iteration_time(const Request& req, const PrecisionMix& p, const Plan& plan) {
-  const workload::Workload& w = *req.workload;
-  ROOFTOP_TRY(detail::check_device(*req.accelerator, p.compute));
-  auto pr = std::make_shared<Pricing>();
-  pr->a = req.accelerator;
-  pr->mix = p;
-  const catalog::Accelerator& a = *req.accelerator;
-  if (auto gpu = without_unusable_units(a, p.compute, w.family)) {
-    pr->gpu_only = std::move(*gpu);
-    pr->a = &pr->gpu_only;
-  }
-  pr->e = efficiency_for(*req.accelerator);
-  pr->tp = plan.tp;
-  if (plan.tp > 1) {
-    Result<detail::Fabric> f = detail::fabric_for(*req.accelerator, pr->e);
-    if (!f) return make_error(f.error());
-    pr->fabric = *f;
-  }
-  pr->prompt = std::max(1, w.input_tokens);
-  pr->prompt_pairs = pr->prompt * (pr->prompt + 1) / 2;
-  pr->context = w.input_tokens + w.output_tokens / 2.0;
-  const bool llm = is_llm(w);
-  for (const Operator& op : w.ops) {
-    if (!llm) {
-      // Forward operators, one sample per prompt "token".
-      if (op.phase != Phase::forward) continue;
-      PairedOp po;
-      po.pre = op, po.has_pre = true;
-      po.fused = detail::fused_in_inference(op, w.family);
-      if (op.kind == OpKind::norm) pr->any_norm = true;
-      pr->ops.push_back(std::move(po));
-      continue;
-    }
-    if (op.phase != Phase::prefill && op.phase != Phase::decode) continue;
-    auto it = std::find_if(pr->ops.begin(), pr->ops.end(), [&](const PairedOp& x) {
-      return (op.phase == Phase::prefill ? !x.has_pre : !x.has_dec) && (x.has_pre ? x.pre : x.dec).name == op.name &&
-             (x.has_pre ? x.pre : x.dec).kind == op.kind;
-    });
-    if (it == pr->ops.end()) it = pr->ops.insert(pr->ops.end(), PairedOp{});
-    (op.phase == Phase::prefill ? it->pre : it->dec) = op;
-    (op.phase == Phase::prefill ? it->has_pre : it->has_dec) = true;
-    if (it - pr->ops.begin() >= static_cast<std::ptrdiff_t>(pr->scratch.size()))
-      pr->scratch.push_back(op), pr->scratch_decode.push_back(op);
-    it->fused = detail::fused_in_inference(op, w.family);
-    if (op.kind == OpKind::norm) pr->any_norm = true;
-  }
-  if (!llm) return IterationTime([pr](const Iteration& it) { return price_batch(*pr, it.prefill_tokens); });
-  return IterationTime([pr](const Iteration& it) { return price_iteration(*pr, it); });
+  Request r = req;
+  r.precision = p.compute;
+  r.weight_precision = p.weights;
+  r.kv_precision = p.kv;
+  Result<Evaluator> ev = Evaluator::make(r);
+  if (!ev) return make_error(ev.error());
+  return ev->iteration_time(plan);
 }
 
 Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& opts) {
+  // The plan and batch predict chooses for throughput.
+  Request offline = req;
+  offline.scenario = Scenario::offline;
+  offline.detail = false;
+  Result<Evaluator> ev = Evaluator::make(offline);
+  if (!ev) return make_error(ev.error());
+  Result<Prediction> pred = ev->search();
+  if (!pred) return make_error(pred.error());
+  return simulate_server(*ev, *pred, opts);
+}
+
+Result<ServePrediction> simulate_server(const Evaluator& ev, const Prediction& pred, const ServeOptions& opts) {
+  const Request& req = ev.request();
   const workload::Workload& w = *req.workload;
   const bool llm = is_llm(w);
   if (!llm && !opts.trace.empty())
@@ -516,28 +378,21 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
                       "the server simulation schedules a paged KV cache; a static KV cache is priced offline and "
                       "single-stream only",
                       "--kv-cache");
-  // The plan and batch predict chooses for throughput; the batch is the
-  // most sequences in flight, paged KV blocks the tokens they may hold.
-  Request offline = req;
-  offline.scenario = Scenario::offline;
-  offline.detail = false;
-  Result<Prediction> pred = predict(offline);
-  if (!pred) return make_error(pred.error());
-  Result<Evaluator> ev = Evaluator::make(offline);
-  if (!ev) return make_error(ev.error());
+  // The plan served is the prediction's; the batch is the most sequences
+  // in flight, paged KV blocks the tokens they may hold.
   ServePrediction out;
   out.llm = llm;
-  out.plan = pred->plan;
-  Plan plan = pred->plan;
-  const int max_seqs = req.batch ? *req.batch : std::max(1, ev->max_micro_batch(plan));
+  out.plan = pred.plan;
+  Plan plan = pred.plan;
+  const int max_seqs = req.batch ? *req.batch : std::max(1, ev.max_micro_batch(plan));
   plan.mb = max_seqs;
   Plan none = plan;
   none.mb = 0;
   Plan one = plan;
   one.mb = 1;
-  const Memory fixed = ev->memory(none), per = ev->memory(one);
+  const Memory fixed = ev.memory(none), per = ev.memory(one);
   const double kv_per_token = per.kv_cache_bytes / std::max(1.0, paged_kv_tokens(w, 1));
-  const double room = fixed.usable_bytes - fixed.required_bytes - ev->memory(plan).activations_bytes;
+  const double room = fixed.usable_bytes - fixed.required_bytes - ev.memory(plan).activations_bytes;
   SchedulerConfig& cfg = out.scheduler;
   cfg.max_seqs = max_seqs;
   cfg.prompt_kv_share = 1.0 / std::max(1, w.beams);
@@ -545,8 +400,9 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
   cfg.kv_blocks = kv_per_token > 0 ? std::floor(std::max(0.0, room) / kv_per_token / cfg.block_tokens) : 1e12;
   out.plan.mb = max_seqs;
   out.bounds = server_bounds(w, req.latency_target_s);
-  Result<IterationTime> price = roofline_iteration_time(offline, pred->precisions, plan);
-  if (!price) return make_error(price.error());
+  Result<IterationTime> priced = ev.iteration_time(plan);
+  if (!priced) return make_error(priced.error());
+  const IterationTime& price = *priced;
   const int replicas = plan.dp;
   const double kv_tokens = cfg.kv_blocks * cfg.block_tokens;
   for (std::size_t i = 0; i < opts.trace.size(); ++i) {
@@ -560,10 +416,10 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
   if (llm && kv_units(w.input_tokens + w.output_tokens, w.input_tokens, cfg.prompt_kv_share) > kv_tokens && opts.trace.empty())
     return make_error(Errc::invalid_input, "one sequence of '" + w.id + "' does not fit the KV cache left beside the weights", "--count");
   if (opts.trace_has_arrivals) {
-    out.at_rate = simulate_replicas(opts.trace, replicas, cfg, *price);
+    out.at_rate = simulate_replicas(opts.trace, replicas, cfg, price);
   } else if (opts.rate_per_s) {
     out.rate_per_s = opts.rate_per_s;
-    out.at_rate = simulate_poisson(*opts.rate_per_s, opts, replicas, w, cfg, *price);
+    out.at_rate = simulate_poisson(*opts.rate_per_s, opts, replicas, w, cfg, price);
   }
   if (!opts.max_rate) return out;
   // The highest rate meeting the bounds: bisection between 0 and the
@@ -574,12 +430,12 @@ Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& 
     for (const ServeRequest& r : opts.trace) mean_out += r.output_tokens;
     mean_out /= opts.trace.size();
   }
-  const double cap = pred->throughput / std::max(1.0, mean_out) * 1.5;
+  const double cap = pred.throughput / std::max(1.0, mean_out) * 1.5;
   double lo = 0, hi = cap;
   ServeStats best;
   for (int step = 0; step < 14 && hi - lo > 1e-3 * cap; ++step) {
     const double mid = (lo + hi) / 2;
-    ServeStats s = simulate_poisson(mid, opts, replicas, w, cfg, *price);
+    ServeStats s = simulate_poisson(mid, opts, replicas, w, cfg, price);
     if (meets(s, out.bounds)) lo = mid, best = std::move(s);
     else hi = mid;
   }

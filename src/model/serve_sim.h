@@ -30,15 +30,6 @@ struct ServeRequest {
 Result<std::vector<ServeRequest>> parse_serve_trace(std::string_view text, const std::string& name,
                                                     bool* has_arrivals = nullptr);
 
-// What one scheduler iteration runs on one replica.
-struct Iteration {
-  double prefill_tokens = 0;   // prompt tokens computed (whole prompts or chunks)
-  double prefill_pairs = 0;    // causal attention (query, key) pairs of those tokens
-  int decode_seqs = 0;         // sequences generating one token each
-  double decode_context = 0;   // tokens of KV cache those decodes attend to (sum over sequences)
-};
-using IterationTime = std::function<double(const Iteration&)>;
-
 struct SchedulerConfig {
   int max_seqs = 1;               // sequences in flight per replica (the batch)
   double chunk_tokens = 0;        // token budget per iteration (decodes + prefill chunks); 0: unlimited
@@ -117,6 +108,9 @@ struct ServePrediction {
 // queued requests batched together (up to the batch). Errors: bad rate, a
 // trace for a non-LLM, trace lengths beyond the KV cache.
 Result<ServePrediction> simulate_server(const Request& req, const ServeOptions& opts);
+// The same, serving a prediction `ev` already made (its plan and batch):
+// every iteration is priced by ev.iteration_time, as `predict` prices it.
+Result<ServePrediction> simulate_server(const Evaluator& ev, const Prediction& pred, const ServeOptions& opts);
 
 // The roofline price of one iteration of `w` under `plan` on `a` at `p`
 // (tensor-parallel all-reduces included); without a decode phase, one
