@@ -51,7 +51,9 @@ std::string predict_args(const advise::Scenario& sc, const advise::Candidate& c)
   if (sc.shape.seq_len) a += " --seq " + std::to_string(*sc.shape.seq_len);
   if (sc.shape.input_tokens) a += " --input-tokens " + std::to_string(*sc.shape.input_tokens);
   if (sc.shape.output_tokens) a += " --output-tokens " + std::to_string(*sc.shape.output_tokens);
-  if (sc.task == workload::Task::train) a += fmt::format(" --straggler-cv {}", sc.straggler_cv);
+  if (sc.task == workload::Task::train)
+    a += fmt::format(" --global-batch {} --straggler-cv {}{}", sc.global_batch, sc.straggler_cv,
+                     sc.train_to_target ? " --to-target" : "");
   if (c.serving && c.serving->simulated)
     a += fmt::format(" --rate {} --requests {}", sc.arrival_rate_per_s, c.serving->requests);
   return a;

@@ -27,7 +27,52 @@ struct ValidateOptions {
   std::vector<std::string> files;
   bool json = false;
   bool bands = false;
+  std::string by;   // "vendor,model,scenario"
 };
+
+std::vector<std::string> by_columns(const std::string& by) {
+  std::vector<std::string> cols;
+  for (const std::string& c : split(by, ','))
+    if (!trim(c).empty()) cols.push_back(trim(c));
+  return cols;
+}
+
+json groups_json(const std::vector<std::string>& cols, const std::vector<model::GroupSummary>& groups) {
+  json out = json::array();
+  for (const model::GroupSummary& g : groups) {
+    json key = json::object();
+    for (std::size_t i = 0; i < cols.size(); ++i) key[cols[i]] = g.key[i];
+    out.push_back({{"key", key},
+                   {"rows", g.rows},
+                   {"predicted_rows", g.predicted},
+                   {"mdape", g.predicted ? json(g.mdape_pct) : json(nullptr)},
+                   {"median_speed_ratio", g.predicted ? json(g.median_speed_ratio) : json(nullptr)},
+                   {"worst", g.predicted ? json{{"id", g.worst_id}, {"error_pct", g.worst_error_pct}} : json(nullptr)}});
+  }
+  return out;
+}
+
+std::string groups_text(const std::vector<std::string>& cols, const std::vector<model::GroupSummary>& groups) {
+  report::Table t;
+  t.headers = cols;
+  for (const char* h : {"rows", "predicted", "MdAPE", "speed ratio", "worst row"}) t.headers.push_back(h);
+  t.align.assign(cols.size(), report::Align::left);
+  for (int i = 0; i < 4; ++i) t.align.push_back(report::Align::right);
+  t.align.push_back(report::Align::left);
+  for (const model::GroupSummary& g : groups) {
+    std::vector<std::string> row = g.key;
+    for (std::string& c : row)
+      if (c.empty()) c = "-";
+    row.push_back(std::to_string(g.rows));
+    row.push_back(std::to_string(g.predicted));
+    row.push_back(g.predicted ? fmt::format("{:.1f} %", g.mdape_pct) : "n/a");
+    row.push_back(g.predicted ? fmt::format("{:.2f}", g.median_speed_ratio) : "n/a");
+    row.push_back(g.predicted ? fmt::format("{} ({:+.1f} %)", g.worst_id, g.worst_error_pct) : "-");
+    t.rows.push_back(std::move(row));
+  }
+  return t.render_text() +
+         "speed ratio: median of predicted / measured speed (measured / predicted for times): above 1 is too fast\n";
+}
 
 
 json validation_json(const model::Validation& v) {
@@ -99,10 +144,26 @@ int run_validate(const ValidateOptions& o, const GlobalOptions& global) {
   };
   Result<std::vector<model::ConvergencePoint>> rcps = load_rcps();
   if (!rcps) return report_error(rcps.error());
+  const std::vector<std::string> cols = by_columns(o.by);
+  if (!o.by.empty() && cols.empty())
+    return report_error(Error{Errc::invalid_input, "give one or more column names, e.g. --by vendor,model,scenario", "--by"});
   model::Validation v = model::validate(rows, *cat, load, *rcps);
-  std::string out = o.bands  ? model::error_bands_csv(model::error_bands(v))
-                    : o.json ? validation_json(v).dump(2) + "\n"
-                             : text_output(v);
+  std::vector<model::GroupSummary> groups;
+  if (!cols.empty()) {
+    Result<std::vector<model::GroupSummary>> g = model::group_by(v, cols);
+    if (!g) return report_error(g.error());
+    groups = std::move(*g);
+  }
+  std::string out;
+  if (o.bands) {
+    out = model::error_bands_csv(model::error_bands(v));
+  } else if (o.json) {
+    json j = validation_json(v);
+    if (!cols.empty()) j["by"] = groups_json(cols, groups);
+    out = j.dump(2) + "\n";
+  } else {
+    out = cols.empty() ? text_output(v) : groups_text(cols, groups);
+  }
   std::fputs(out.c_str(), stdout);
   return kExitOk;
 }
@@ -123,11 +184,16 @@ Command add_validate_command(CLI::App& app, const GlobalOptions& global) {
   sub->add_flag("--bands", o->bands,
                 "Print the error bands of the end-to-end rows per task, workload family and vendor as CSV (the "
                 "ranges predictions carry: data/validation/error-bands.csv, docs/model.md#ranges)");
+  sub->add_option("--by", o->by,
+                  "Group the rows by these columns (comma-separated: any CSV column, or vendor, accelerator, model) "
+                  "and print each group's MdAPE, median speed ratio (predicted / measured speed; above 1 is too "
+                  "fast) and worst row instead of every row");
   sub->add_flag("--json", o->json, "Machine-readable output: rows with id, measured, predicted, reason; mdape (%)");
   sub->footer(
       "Examples:\n"
       "  rooftop validate tests/data/validation/measurements.csv\n"
       "  rooftop validate my-cluster-results.csv --json | jq .mdape\n"
+      "  rooftop validate tests/data/validation/measurements.csv --by category,scenario\n"
       "  rooftop validate tests/data/validation/measurements.csv tests/data/validation/training.csv --bands");
   return {sub, [o, &global] { return run_validate(*o, global); }};
 }

@@ -202,11 +202,41 @@ std::string price_and_check(const Scenario& s, Candidate& c) {
 }
 
 // The per-operator roofline of the chosen configuration (bandwidth fit and
-// the report's roofline chart).
-void attach_roofline(const Scenario& s, const workload::Workload& w, const std::vector<workload::Operator>& train_ops,
-                     Candidate& c) {
-  detail::roofline_points(s.task == workload::Task::train ? train_ops : w.ops, c.batch, c.precision, *c.accelerator,
-                          c.ops, c.achieved_flop_per_s);
+// the report's roofline chart): the operator times the performance model
+// gives for the candidate's own plan, as `predict --json` prints them
+// (fusion, tensor-parallel sharding and the training step's operators
+// included), never a roofline of advise's own.
+void attach_roofline(const Scenario& s, const workload::Workload& w, Candidate& c) {
+  c.ops.clear();
+  c.achieved_flop_per_s = 0;
+  Result<model::PlanSpec> spec = model::parse_plan(c.plan);
+  if (!spec) return;
+  model::Request req;
+  req.accelerator = c.accelerator;
+  req.workload = &w;
+  req.task = s.task;
+  req.precision = c.precision;
+  req.count = c.count;
+  if (s.task == workload::Task::train) {
+    req.straggler_cv = s.straggler_cv;
+  } else {
+    req.weight_precision = s.weight_precision;
+    req.kv_precision = s.kv_precision;
+  }
+  Result<model::Prediction> p = model::evaluate(req, model::plan_from(*spec));
+  if (!p) return;
+  double flops = 0, time_s = 0;
+  for (const model::OpPrediction& o : p->per_op) {
+    flops += o.flops;
+    time_s += o.time_s;
+    if (o.time_s > 0) c.ops.push_back({o.name, o.intensity, o.flops / o.time_s, o.time_s});
+  }
+  c.achieved_flop_per_s = time_s > 0 ? flops / time_s : 0;
+  for (OpPoint& pt : c.ops) pt.time_share = time_s > 0 ? pt.time_share / time_s : 0;
+  std::sort(c.ops.begin(), c.ops.end(), [](const OpPoint& x, const OpPoint& y) {
+    return x.time_share != y.time_share ? x.time_share > y.time_share : x.name < y.name;
+  });
+  if (c.ops.size() > 24) c.ops.resize(24);
 }
 
 }  // namespace
@@ -257,8 +287,6 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
     return s.task == workload::Task::train ? detail::size_training(in) : detail::size_inference(in);
   };
 
-  const std::vector<workload::Operator> train_ops =
-      s.task == workload::Task::train ? workload::training_ops(w) : std::vector<workload::Operator>{};
   for (const catalog::Accelerator& a : priced->accelerators) {
     std::vector<Precision> usable;
     if (std::string why = static_reason(s, a, usable); !why.empty()) {
@@ -275,7 +303,7 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
       out.rejected.push_back({a.id, why, std::nullopt, std::nullopt});
       continue;
     }
-    attach_roofline(s, w, train_ops, *sz.candidate);
+    attach_roofline(s, w, *sz.candidate);
     out.candidates.push_back(std::move(*sz.candidate));
   }
 
@@ -295,7 +323,7 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
     if (std::string why = price_and_check(s, *sz.candidate); !why.empty()) {
       sz.candidate->notes.push_back("outside the constraints: " + why);
     }
-    attach_roofline(s, w, train_ops, *sz.candidate);
+    attach_roofline(s, w, *sz.candidate);
     out.baseline = std::move(*sz.candidate);
   }
 

@@ -37,9 +37,5 @@ struct SizingInput {
 Sizing size_inference(const SizingInput& in);
 Sizing size_training(const SizingInput& in);
 
-// The heaviest operators on the roofline (by time) at `batch`, and the
-// attained FLOP/s of the whole operator list.
-void roofline_points(const std::vector<workload::Operator>& ops, double batch, Precision p,
-                     const catalog::Accelerator& a, std::vector<OpPoint>& points, double& achieved_flop_per_s);
 
 }  // namespace rooftop::advise::detail

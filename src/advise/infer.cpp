@@ -295,25 +295,4 @@ Sizing size_inference(const SizingInput& in) {
   return out;
 }
 
-void roofline_points(const std::vector<workload::Operator>& ops, double batch, Precision p,
-                     const catalog::Accelerator& a, std::vector<OpPoint>& points, double& achieved_flop_per_s) {
-  const model::Efficiency e = model::efficiency_for(a);
-  double flops = 0, time_s = 0;
-  points.clear();
-  achieved_flop_per_s = 0;
-  if (!a.supports(p) || !a.memory_bytes_per_s.known()) return;
-  for (const workload::Operator& op : ops) {
-    model::OpPrediction o = model::roofline(op, batch, p, a, e);
-    flops += o.flops;
-    time_s += o.time_s;
-    if (o.time_s > 0) points.push_back({op.name, o.intensity, o.flops / o.time_s, o.time_s});
-  }
-  achieved_flop_per_s = time_s > 0 ? flops / time_s : 0;
-  for (OpPoint& pt : points) pt.time_share = time_s > 0 ? pt.time_share / time_s : 0;
-  std::sort(points.begin(), points.end(), [](const OpPoint& x, const OpPoint& y) {
-    return x.time_share != y.time_share ? x.time_share > y.time_share : x.name < y.name;
-  });
-  if (points.size() > 24) points.resize(24);
-}
-
 }  // namespace rooftop::advise::detail

@@ -1,14 +1,14 @@
-// Sizing a training run on one accelerator: advise only lists the plans to
-// try and scores them; every plan is priced by the performance model
-// (model::Evaluator, the same code as `rooftop predict --plan`). The search
-// covers tensor (t, powers of two inside the scale-up domain, dividing the
-// heads), pipeline (p, powers of two up to the layers) and data (d) parallel
-// degrees and the micro-batch, with gradient accumulation k = global_batch /
-// (d x micro_batch); per split it takes the cheapest ZeRO stage and
-// recompute that fit in memory. docs/advise.md#training.
+// Sizing a training run on one accelerator: the fewest devices that train
+// within the deadline. advise only chooses device counts; at each count the
+// plan (tensor, pipeline, data and expert parallel degrees, micro-batch,
+// gradient accumulation, ZeRO stage, recompute) is the one the performance
+// model's search picks (model::Evaluator::search, the same code and rules as
+// `rooftop predict --count N --global-batch G`), so advise and predict give
+// one plan and one figure. docs/advise.md#training.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "advise/evaluate.h"
 #include "advise/formulas.h"
@@ -20,9 +20,13 @@ namespace rooftop::advise::detail {
 
 namespace {
 
-// Without a scale-up domain in the catalog, tensor parallel stays within 8
-// devices (the largest NVLink/Infinity Fabric board).
-constexpr int kDefaultDomain = 8;
+// One device count searched: the model's plan and the time to train.
+struct AtCount {
+  int count = 0;
+  std::optional<model::Prediction> pred;   // none: no plan fits this count
+  double ttt = std::numeric_limits<double>::infinity();
+  std::string error;
+};
 
 }  // namespace
 
@@ -46,18 +50,14 @@ Sizing size_training(const SizingInput& in) {
     out.rejection = rej;
     return out;
   }
-  const double usable_bytes = *a.memory_bytes.value * model::kUsableMemoryFraction;
-  const int layers = std::max(1, w.layers);
-  const bool shape = w.layers > 0 && w.heads > 0;
 
   bool found = false;
   Candidate best;
   model::Plan best_plan;
-  std::optional<model::Evaluator> best_ev;
   double best_ttt = std::numeric_limits<double>::infinity();
   double closest_ttt = std::numeric_limits<double>::infinity();
-  double min_memory = std::numeric_limits<double>::infinity();
-  std::string first_error;
+  std::string first_error, fit_error;
+  std::optional<model::Prediction> best_pred;
   for (Precision p : in.precisions) {
     model::Request req;
     req.accelerator = &a;
@@ -65,79 +65,95 @@ Sizing size_training(const SizingInput& in) {
     req.task = workload::Task::train;
     req.precision = p;
     req.count = limit;
+    req.global_batch = g;
     req.straggler_cv = s.straggler_cv;
     req.detail = false;
-    Result<model::Evaluator> ev = model::Evaluator::make(req);
-    if (!ev) {
-      if (first_error.empty()) first_error = ev.error().message;
+    Result<model::Evaluator> made = model::Evaluator::make(req);
+    if (!made) {
+      if (first_error.empty()) first_error = made.error().message;
       continue;
     }
-    const int domain = ev->scale_up_domain() > 0 ? ev->scale_up_domain() : kDefaultDomain;
-    const PrecisionRisk risk = precision_risk(p, workload::Task::train);
-    for (int t = 1; t <= std::min(domain, limit); t *= 2) {
-      if (w.heads > 0 && w.heads % t != 0) break;
-      for (int pp = 1; pp <= layers && t * pp <= limit; pp *= 2) {
-        for (int mb = 1; mb <= g; mb *= 2) {
-          if (g % mb != 0) break;
-          const int per_rank = g / mb;
-          bool any_fit = false;
-          for (int d = 1; d <= per_rank && d * t * pp <= limit; ++d) {
-            if (per_rank % d != 0) continue;
-            const int n = d * t * pp;
-            if (in.fixed_count && n != *in.fixed_count) continue;
-            model::Plan plan;
-            plan.dp = d, plan.tp = t, plan.pp = pp, plan.mb = mb, plan.ga = per_rank / d;
-            plan.sp = t > 1;
-            // The cheapest ZeRO stage and recompute that fit: states first
-            // (no extra compute), then recompute; a mixture of experts
-            // first tries its experts unsplit, then split over more of the
-            // data-parallel ranks (ep dividing d and the experts).
-            model::Evaluator::Quick q;
-            for (int ep = 1; ep <= d && !q.fits; ep *= 2) {
-              if (ep > 1 && (w.experts == 0 || d % ep != 0 || w.experts % ep != 0)) continue;
-              plan.ep = ep;
-              for (int zero = 0; zero <= (d > 1 ? 3 : 0) && !q.fits; ++zero) {
-                for (model::Recompute rc : {model::Recompute::none, model::Recompute::selective, model::Recompute::full}) {
-                  if (rc != model::Recompute::none && !shape) break;
-                  plan.zero = zero, plan.recompute = rc;
-                  q = ev->quick(plan);
-                  ++out.configs;
-                  if (q.memory_bytes > 0) min_memory = std::min(min_memory, q.memory_bytes);
-                  if (q.fits) break;
-                }
-              }
+    // The model's plan search at `n` devices; the MLPerf target's timed
+    // evaluations count toward the time to train.
+    auto at = [&](int n) {
+      AtCount c;
+      c.count = n;
+      Result<model::Prediction> pr = made->at_count(n).search();
+      if (!pr) {
+        c.error = pr.error().message;
+        return c;
+      }
+      out.configs += std::max(1, pr->plans_priced);
+      c.ttt = steps * pr->latency_s +
+              (in.target ? model::eval_seconds(*in.target, in.train_samples, pr->plan, pr->eval_stage_s) : 0);
+      c.pred = std::move(*pr);
+      return c;
+    };
+    std::optional<AtCount> pick;
+    if (in.fixed_count) {
+      AtCount c = at(*in.fixed_count);
+      if (c.pred) pick = std::move(c);
+      else if (fit_error.empty()) fit_error = c.error;
+    } else {
+      // Time to train falls as devices are added: the smallest count that
+      // meets the deadline, by bisection over 1..limit. A count no plan
+      // splits the global batch over is stepped past to the next one up.
+      auto valid_at_or_above = [&](int n, int hi) -> std::optional<AtCount> {
+        for (; n <= hi; ++n) {
+          AtCount c = at(n);
+          if (c.pred) return c;
+          if (fit_error.empty() || n == limit) fit_error = c.error;
+        }
+        return std::nullopt;
+      };
+      std::optional<AtCount> top = valid_at_or_above(limit, limit);
+      if (!top) {
+        // The whole budget does not run: the largest count that does, for the message.
+        for (int n = limit - 1; n >= 1 && !top; --n) {
+          AtCount c = at(n);
+          if (c.pred) top = std::move(c);
+          if (limit - n > 64) break;
+        }
+      }
+      if (top) {
+        closest_ttt = std::min(closest_ttt, top->ttt);
+        if (top->ttt <= s.deadline_s) {
+          pick = top;
+          int lo = 0, hi = top->count;  // lo fails (or is 0), hi meets
+          while (hi - lo > 1) {
+            const int mid = (lo + hi) / 2;
+            std::optional<AtCount> c = valid_at_or_above(mid, hi - 1);
+            if (c && c->ttt <= s.deadline_s) {
+              hi = c->count;
+              pick = std::move(c);
+            } else {
+              lo = mid;
             }
-            if (!q.fits) continue;
-            any_fit = true;
-            // To the MLPerf target, the timed evaluations count too.
-            const double ttt = steps * q.latency_s +
-                               (in.target ? model::eval_seconds(*in.target, in.train_samples, plan, q.eval_stage_s) : 0);
-            closest_ttt = std::min(closest_ttt, ttt);
-            if (ttt > s.deadline_s && !in.fixed_count) continue;
-            const bool better = !found || n < best.count || (n == best.count && ttt < best_ttt);
-            if (!better) continue;
-            found = true;
-            best_ttt = ttt;
-            best_plan = plan;
-            best_ev = *ev;
-            best = Candidate{};
-            best.accelerator = &a;
-            best.count = n;
-            best.replica_devices = t * pp;
-            best.precision = p;
-            best.batch = mb;
-            best.precision_risk = risk.text;
           }
-          // Larger micro-batches only need more memory and leave fewer splits.
-          if (!any_fit) break;
         }
       }
     }
+    if (!pick) continue;
+    closest_ttt = std::min(closest_ttt, pick->ttt);
+    if (pick->ttt > s.deadline_s && !in.fixed_count) continue;
+    const int n = pick->count;
+    const bool better = !found || n < best.count || (n == best.count && pick->ttt < best_ttt);
+    if (!better) continue;
+    found = true;
+    best_ttt = pick->ttt;
+    best_plan = pick->pred->plan;
+    best_pred = std::move(pick->pred);
+    best = Candidate{};
+    best.accelerator = &a;
+    best.count = n;
+    best.replica_devices = best_plan.tp * best_plan.pp;
+    best.precision = p;
+    best.batch = best_plan.mb;
+    best.precision_risk = precision_risk(p, workload::Task::train).text;
   }
   if (found) {
-    // The chosen plan, priced in full by the model (what predict --plan prints).
-    Result<model::Prediction> pr = best_ev->run(best_plan);
-    const model::Prediction& m = *pr;
+    // The chosen plan as the model priced it (what predict prints).
+    const model::Prediction& m = *best_pred;
     best.plan = model::to_string(best_plan);
     best.memory_bytes = m.memory.required_bytes;
     best.latency_s = m.latency_s;
@@ -164,12 +180,10 @@ Sizing size_training(const SizingInput& in) {
     rej.shortfall = closest_ttt / s.deadline_s;
     rej.reason = "fastest plan with up to " + std::to_string(limit) + " devices trains in " +
                  human_seconds(closest_ttt) + ", over the " + human_seconds(s.deadline_s) + " deadline";
-  } else if (std::isfinite(min_memory)) {
-    rej.reason = "training state needs " + iec_bytes(min_memory) + " per device even split " +
-                 std::to_string(limit) + " ways; usable memory is " + iec_bytes(usable_bytes);
   } else {
-    rej.reason = first_error.empty() ? "no training configuration could be evaluated (no link to split the model)"
-                                     : first_error;
+    rej.reason = !fit_error.empty()   ? fit_error
+                 : !first_error.empty() ? first_error
+                                        : "no training configuration could be evaluated";
   }
   out.rejection = rej;
   return out;

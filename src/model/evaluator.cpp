@@ -216,6 +216,15 @@ Result<Evaluator> Evaluator::make(const Request& req) {
 
 Precision Evaluator::precision() const { return s_->p; }
 const Request& Evaluator::request() const { return s_->req; }
+Evaluator Evaluator::at_count(int count) const {
+  auto s = std::make_shared<Setup>(*s_);
+  s->req.count = count;
+  // The Setup may point at its own copy of the accelerator (no DLAs).
+  if (s_->a == &s_->gpu_only) s->a = &s->gpu_only;
+  Evaluator ev;
+  ev.s_ = std::move(s);
+  return ev;
+}
 Result<IterationTime> Evaluator::iteration_time(const Plan& plan) const {
   const bool needs_link = plan.tp > 1 || plan.pp > 1;
   if (needs_link && !s_->fabric) return make_error(s_->fabric.error());

@@ -150,6 +150,7 @@ struct Prediction {
   double eval_stage_s = 0;
   Bound bound = Bound::compute;  // of the whole step
   std::vector<OpPrediction> per_op;
+  int plans_priced = 0;          // plans the search priced to choose this one (0: a given plan)
   Parallelism parallelism;
   Communication communication;
   std::vector<Assumption> assumptions;
@@ -192,6 +193,9 @@ class Evaluator {
   // The plan search of predict(): the plan keys the request fixes are kept,
   // the others searched at the request's device count (docs/model.md#plans).
   Result<Prediction> search() const;
+  // The same request at another device count (advise sizes a run by
+  // searching a few counts; the operators are not rebuilt).
+  Evaluator at_count(int count) const;
   // The price of one serving iteration under `plan`, from the same operator
   // prices and tensor all-reduce rule as run(); without a decode phase, one
   // forward pass of prefill_tokens samples as one batch. Errors: a plan

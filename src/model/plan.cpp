@@ -108,4 +108,13 @@ std::string to_string(const Plan& p) {
   return s;
 }
 
+Plan plan_from(const PlanSpec& spec) {
+  Plan p;
+  p.dp = spec.dp.value_or(1), p.tp = spec.tp.value_or(1), p.pp = spec.pp.value_or(1), p.ep = spec.ep.value_or(1);
+  p.vp = spec.vp.value_or(1), p.mb = spec.mb.value_or(1), p.ga = spec.ga.value_or(1), p.zero = spec.zero.value_or(0);
+  p.recompute = spec.recompute.value_or(Recompute::none);
+  p.sp = spec.sp.value_or(false);
+  return p;
+}
+
 }  // namespace rooftop::model

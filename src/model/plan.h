@@ -46,6 +46,9 @@ struct PlanSpec {
 // (Errc::invalid_input, context "--plan") name the offending key or value.
 Result<PlanSpec> parse_plan(std::string_view text);
 
+// The plan a spec fixes: its keys, the defaults (1, none, off) for the rest.
+Plan plan_from(const PlanSpec& spec);
+
 // The canonical string of a plan (every key, parse_plan reads it back).
 std::string to_string(const Plan& p);
 

@@ -115,6 +115,12 @@ std::vector<int> pipeline_degrees(int n, int layers) {
   return out;
 }
 
+// The chosen plan's prediction, saying how many plans the search priced.
+Result<Prediction> priced(Result<Prediction> p, std::size_t plans) {
+  if (p) p->plans_priced = static_cast<int>(plans);
+  return p;
+}
+
 }  // namespace
 
 Result<Prediction> Evaluator::search() const {
@@ -205,7 +211,7 @@ Result<Prediction> Evaluator::search() const {
       else p.dp = 1;
       return does_not_fit(s, p, count);
     }
-    return ev.run(near_best(found).plan);
+    return priced(ev.run(near_best(found).plan), found.size());
   }
 
   // Training: every divisor split (tensor parallel inside the scale-up
@@ -304,7 +310,7 @@ Result<Prediction> Evaluator::search() const {
                         "--global-batch");
     return does_not_fit(s, smallest_miss, count);
   }
-  return ev.run(near_best(found).plan);
+  return priced(ev.run(near_best(found).plan), found.size());
 }
 
 }  // namespace rooftop::model

@@ -78,6 +78,9 @@ struct ServeBounds {
   std::string source;
 };
 ServeBounds server_bounds(const workload::Workload& w, std::optional<double> tpot_target_s);
+// MLPerf's Interactive scenario (from v5.0): a Server run judged at tighter
+// p99 TTFT and TPOT bounds. Errors: a model MLPerf gives no such bounds for.
+Result<ServeBounds> interactive_bounds(const workload::Workload& w);
 
 // Options of one server simulation.
 struct ServeOptions {
@@ -88,6 +91,7 @@ struct ServeOptions {
   int max_requests = 0;                           // cap on those ten minutes (0: 5,000 LLM / 100,000 one-pass requests)
   double chunk_tokens = 2048;                     // chunked-prefill token budget per iteration
   bool max_rate = true;                           // also search the highest rate meeting the bounds (advise: off)
+  std::optional<ServeBounds> bounds;              // judge at these (Interactive); default server_bounds()
 };
 
 struct ServePrediction {

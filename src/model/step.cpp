@@ -7,8 +7,10 @@
 // docs/model.md has every formula and its source.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/evaluator.h"
@@ -387,6 +389,13 @@ struct Pricing {
   // One operator per paired op, refilled each iteration (no allocation in
   // the loop; a priced IterationTime is used by one thread at a time).
   mutable std::vector<Operator> scratch, scratch_decode;
+  // Prices already computed: a one-pass model's by batch; an LLM
+  // iteration's weight-bearing operators (and their all-reduces) by its
+  // (prefill tokens, decode sequences), which repeat from iteration to
+  // iteration (chunked prefill, a steady batch). Exact: the same inputs give
+  // the same price; only attention depends on the contexts.
+  mutable std::vector<double> by_batch;
+  mutable std::unordered_map<std::uint64_t, double> by_shape;
 };
 
 // Scales `o` (one sample) by k samples into `m` (totals).
@@ -403,9 +412,16 @@ void add_scaled(Operator& m, const Operator& o, double k, double flops_k) {
 // the admitted samples as one batch, priced exactly as outcome() prices it.
 double price_batch(const Pricing& pr, double batch) {
   if (batch <= 0) return 0;
+  const std::size_t b = static_cast<std::size_t>(std::ceil(batch));
+  if (b < pr.by_batch.size() && pr.by_batch[b] >= 0) return pr.by_batch[b];
   Plan p = pr.plan;
-  p.mb = static_cast<int>(std::ceil(batch));
-  return outcome(*pr.s, p, nullptr).latency_s;
+  p.mb = static_cast<int>(b);
+  const double t = outcome(*pr.s, p, nullptr).latency_s;
+  if (b < (1u << 20)) {
+    if (b >= pr.by_batch.size()) pr.by_batch.resize(b + 1, -1);
+    pr.by_batch[b] = t;
+  }
+  return t;
 }
 
 double price_iteration(const Pricing& pr, const Iteration& it) {
@@ -414,50 +430,64 @@ double price_iteration(const Pricing& pr, const Iteration& it) {
   const double dec_k = it.decode_seqs;                    // decode samples
   const double tokens = it.prefill_tokens + it.decode_seqs;
   if (tokens <= 0) return 0;
-  double total = 0;
-  TensorAllReduce ar(s, pr.plan.tp);
   // Priced per token at `n` tokens (the GEMM's M), from totals in `m`.
   auto price = [&](Operator& m, double n) {
     m.flops /= n, m.in_elems /= n, m.out_elems /= n, m.weight_elems_per_sample /= n;
     return step_op_cost(s, pr.plan, m, n, 1).time_s;
   };
+  double total = 0;
+  // Attention: prefill and decode are kernels of their own (flash attention
+  // over the chunk; paged attention over each sequence's cache, read at the
+  // KV precision), with no weights to share.
   for (std::size_t i = 0; i < pr.ops.size(); ++i) {
     const PairedOp& po = pr.ops[i];
+    if ((po.has_pre ? po.pre : po.dec).kind != OpKind::attention) continue;
+    if (po.has_pre && pre_k > 0) {
+      Operator& m = pr.scratch[i];
+      m.flops = m.in_elems = m.out_elems = m.weight_elems = m.weight_elems_per_sample = 0;
+      m.phase = Phase::prefill;
+      add_scaled(m, po.pre, pre_k, it.prefill_pairs / pr.prompt_pairs);  // grows with the causal pairs
+      total += price(m, it.prefill_tokens);
+    }
+    if (po.has_dec && dec_k > 0) {
+      // Per sequence: its query (out_elems) and the cached K and V of its
+      // context (in - out, built for the mean context).
+      Operator& d = pr.scratch_decode[i];
+      const double ctx_k = it.decode_context / pr.context;
+      d.phase = Phase::decode;
+      d.flops = po.dec.flops * ctx_k;
+      d.in_elems = po.dec.out_elems * dec_k + (po.dec.in_elems - po.dec.out_elems) * ctx_k;
+      d.out_elems = po.dec.out_elems * dec_k;
+      d.weight_elems = po.dec.weight_elems, d.weight_elems_per_sample = po.dec.weight_elems_per_sample * dec_k;
+      total += price(d, dec_k);
+    }
+  }
+  // Projections, MLPs, norms: one kernel over every token of the iteration,
+  // reading the weights once; a function of the two token counts alone.
+  const double pre_tokens = std::round(it.prefill_tokens);
+  const bool keyed = pre_tokens == it.prefill_tokens && pre_tokens < (1u << 31);
+  const std::uint64_t key = keyed ? (static_cast<std::uint64_t>(pre_tokens) << 32) | static_cast<std::uint32_t>(it.decode_seqs) : 0;
+  if (keyed) {
+    auto hit = pr.by_shape.find(key);
+    if (hit != pr.by_shape.end()) return total + hit->second;
+  }
+  double rest = 0;
+  TensorAllReduce ar(s, pr.plan.tp);
+  for (std::size_t i = 0; i < pr.ops.size(); ++i) {
+    const PairedOp& po = pr.ops[i];
+    if ((po.has_pre ? po.pre : po.dec).kind == OpKind::attention) continue;
     Operator& m = pr.scratch[i];
     m.flops = m.in_elems = m.out_elems = m.weight_elems = m.weight_elems_per_sample = 0;
-    if ((po.has_pre ? po.pre : po.dec).kind == OpKind::attention) {
-      // Prefill and decode attention are kernels of their own (flash
-      // attention over the chunk; paged attention over each sequence's
-      // cache, read at the KV precision): no weights to share.
-      if (po.has_pre && pre_k > 0) {
-        m.phase = Phase::prefill;
-        add_scaled(m, po.pre, pre_k, it.prefill_pairs / pr.prompt_pairs);  // grows with the causal pairs
-        total += price(m, it.prefill_tokens);
-      }
-      if (po.has_dec && dec_k > 0) {
-        // Per sequence: its query (out_elems) and the cached K and V of its
-        // context (in - out, built for the mean context).
-        Operator& d = pr.scratch_decode[i];
-        const double ctx_k = it.decode_context / pr.context;
-        d.phase = Phase::decode;
-        d.flops = po.dec.flops * ctx_k;
-        d.in_elems = po.dec.out_elems * dec_k + (po.dec.in_elems - po.dec.out_elems) * ctx_k;
-        d.out_elems = po.dec.out_elems * dec_k;
-        d.weight_elems = po.dec.weight_elems, d.weight_elems_per_sample = po.dec.weight_elems_per_sample * dec_k;
-        total += price(d, dec_k);
-      }
-      continue;
-    }
-    // Projections, MLPs, norms: one kernel over every token of the
-    // iteration, reading the weights once.
     m.phase = it.prefill_tokens > 0 ? Phase::prefill : Phase::decode;
     if (po.has_pre) add_scaled(m, po.pre, pre_k, pre_k);
     if (po.has_dec) add_scaled(m, po.dec, dec_k, dec_k);
     if (m.flops == 0 && m.in_elems == 0 && m.out_elems == 0) continue;
     ar.add(m.kind, m.repeat, m.out_elems);
-    total += price(m, tokens);
+    rest += price(m, tokens);
   }
-  return total + ar.time_s();
+  rest += ar.time_s();
+  if (keyed) pr.by_shape.emplace(key, rest);
+  return total + rest;
 }
 
 }  // namespace

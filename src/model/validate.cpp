@@ -67,7 +67,7 @@ std::optional<double> leading_number(const std::string& s) {
 constexpr const char* kUnits =
     "TFLOP/s, TOPS, GFLOP/s, GB/s, TB/s, samples/s, queries/s, images/s, FPS, tokens/s, s, ms, us, minutes";
 constexpr const char* kScenarios =
-    "Offline, Server, SingleStream, MultiStream, latency, single-stream LLM decode tokens/s";
+    "Offline, Server, Interactive, SingleStream, MultiStream, latency, single-stream LLM decode tokens/s";
 
 // A precision cell in the spellings of published results (text before any
 // parenthesis): "FP8 (e4m3fn)", "FP64 data", "w4a16", "BF16 + FP8 KV",
@@ -175,6 +175,7 @@ bool is_latency_unit(const std::string& unit) {
 // vendor tables ("latency", "single-stream LLM decode tokens/s").
 struct RowScenario {
   Scenario scenario = Scenario::offline;
+  bool interactive = false;  // MLPerf Interactive: a Server run at tighter TTFT/TPOT bounds
   int batch = 0;          // MultiStream: 8 samples per query
   bool decode = false;    // LLM decode rate: 1 / time per output token
 };
@@ -185,6 +186,7 @@ std::optional<RowScenario> row_scenario(const std::string& cell) {
     if (c != ' ' && c != '-' && c != '_') squashed += c;
   RowScenario r;
   if (squashed.empty() || squashed.find("offline") != std::string::npos) return r;
+  if (squashed.find("interactive") != std::string::npos) return r.scenario = Scenario::server, r.interactive = true, r;
   if (squashed.find("server") != std::string::npos) return r.scenario = Scenario::server, r;
   if (squashed.find("multistream") != std::string::npos) return r.batch = 8, r;
   if (squashed.find("singlestream") != std::string::npos || squashed.find("latency") != std::string::npos ||
@@ -322,7 +324,15 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   // A Server row: the highest Poisson rate within the MLPerf bounds, from
   // the scheduler simulation (docs/model.md#serving).
   if (sc->scenario == Scenario::server) {
-    Result<ServePrediction> v = simulate_server(req, ServeOptions{});
+    ServeOptions so;
+    // MLPerf names the Interactive runs in the scenario or in the benchmark
+    // ("llama2-70b-interactive-99").
+    if (sc->interactive || to_lower(r.workload).find("interactive") != std::string::npos) {
+      Result<ServeBounds> b = interactive_bounds(*w);
+      if (!b) return make_error(b.error().code, "column scenario: " + b.error().message);
+      so.bounds = *b;
+    }
+    Result<ServePrediction> v = simulate_server(req, so);
     if (!v) return make_error(v.error());
     method += ", server simulation " + plain(v->max_rate_per_s) + " requests/s within " + v->bounds.source;
     per_device = v->max_tokens_per_s / r.count;
@@ -409,6 +419,7 @@ Result<std::vector<MeasurementRow>> parse_measurements(std::string_view text, co
     r.workload = cell(4), r.precision = cell(5), r.batch = cell(6), r.scenario = cell(8);
     r.metric = cell(9), r.unit = cell(11);
     if (software_col != header.end()) r.software = rec.fields[software_col - header.begin()];
+    for (std::size_t k = 0; k < header.size(); ++k) r.columns.emplace_back(trim(header[k]), trim(rec.fields[k]));
     std::optional<double> v = parse_double(trim(cell(10)));
     if (!v || !std::isfinite(*v) || *v <= 0)
       return make_error(Errc::invalid_input, "metric_value '" + cell(10) + "' is not a positive number", where);
@@ -430,7 +441,9 @@ RowResult predict_row(const MeasurementRow& r, const catalog::Catalog& cat, cons
   RowResult out;
   out.id = r.id, out.accelerator = r.accelerator_id, out.model = r.model_id, out.category = r.category;
   out.metric = r.metric, out.unit = r.unit, out.measured = r.measured;
+  out.columns = r.columns;
   Result<const catalog::Accelerator*> a = cat.get(r.accelerator_id);
+  if (a) out.vendor = (*a)->vendor;
   if (!a) {
     out.reason = "column accelerator_id: " + a.error().message;
     return out;
@@ -499,6 +512,61 @@ std::vector<GroupError> group_errors(const Validation& v) {
   for (const std::string& g : order) {
     const auto& e = by[g];
     out.push_back({g, static_cast<int>(e.first.size()), e.second, median_abs(e.first)});
+  }
+  return out;
+}
+
+double RowResult::speed_ratio() const {
+  if (!predicted || *predicted <= 0) return 0;
+  return time_metric || is_latency_unit(to_lower(trim(unit))) ? measured / *predicted : *predicted / measured;
+}
+
+Result<std::vector<GroupSummary>> group_by(const Validation& v, const std::vector<std::string>& columns) {
+  // The value of `col` in a row: its CSV column, else what the row knows.
+  auto value = [](const RowResult& r, const std::string& col) -> std::optional<std::string> {
+    for (const auto& [k, val] : r.columns)
+      if (k == col) return val;
+    if (col == "vendor" && !r.vendor.empty()) return r.vendor;
+    if (col == "accelerator" || col == "accelerator_id") return r.accelerator;
+    if (col == "model" || col == "model_id") return r.model;
+    if (col == "category") return r.category;
+    return std::nullopt;
+  };
+  for (const std::string& col : columns) {
+    const bool known = std::any_of(v.rows.begin(), v.rows.end(), [&](const RowResult& r) { return value(r, col).has_value(); });
+    if (known) continue;
+    std::string have = "vendor, accelerator, model";
+    if (!v.rows.empty())
+      for (const auto& kv : v.rows.front().columns) have += ", " + kv.first;
+    return make_error(Errc::invalid_input, "no row has a column '" + col + "'; columns: " + have, "--by");
+  }
+  std::vector<GroupSummary> out;
+  std::map<std::vector<std::string>, std::size_t> index;
+  std::vector<std::vector<double>> errors, ratios;
+  for (const RowResult& r : v.rows) {
+    std::vector<std::string> key;
+    for (const std::string& col : columns) key.push_back(value(r, col).value_or(""));
+    auto [it, fresh] = index.emplace(key, out.size());
+    if (fresh) {
+      out.push_back({});
+      out.back().key = key;
+      errors.emplace_back(), ratios.emplace_back();
+    }
+    GroupSummary& g = out[it->second];
+    ++g.rows;
+    if (!r.predicted) continue;
+    ++g.predicted;
+    errors[it->second].push_back(r.error_pct);
+    ratios[it->second].push_back(r.speed_ratio());
+    if (g.worst_id.empty() || std::fabs(r.error_pct) > std::fabs(g.worst_error_pct))
+      g.worst_id = r.id, g.worst_error_pct = r.error_pct;
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i].mdape_pct = median_abs(errors[i]);
+    std::vector<double>& q = ratios[i];
+    std::sort(q.begin(), q.end());
+    const std::size_t n = q.size();
+    out[i].median_speed_ratio = n == 0 ? 0 : n % 2 ? q[n / 2] : (q[n / 2 - 1] + q[n / 2]) / 2;
   }
   return out;
 }

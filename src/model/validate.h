@@ -27,6 +27,8 @@ struct MeasurementRow {
   std::string software;    // software_stack (optional column)
   int count = 1;           // accelerator_count
   double measured = 0;     // metric_value (per accelerator for throughput rows)
+  // Every column of the row by its header name (what `validate --by` groups on).
+  std::vector<std::pair<std::string, std::string>> columns;
 };
 
 // Parses the CSV (RFC 4180 quoting, fields may span lines). Errors
@@ -45,6 +47,10 @@ struct RowResult {
   // carry (model/ranges.h); empty for micro-benchmarks.
   std::string task, family, vendor, precision;
   bool time_metric = false;          // latency or time to train (lower is better)
+  std::vector<std::pair<std::string, std::string>> columns;  // the row's CSV columns
+  // Predicted speed / measured speed: predicted / measured for a rate,
+  // measured / predicted for a time (so > 1 is always "too fast").
+  double speed_ratio() const;
 };
 
 struct Validation {
@@ -70,6 +76,21 @@ struct GroupError {
   double mdape_pct = 0;
 };
 std::vector<GroupError> group_errors(const Validation& v);
+
+// `validate --by COLUMN,...`: the rows grouped by the values of any CSV
+// columns (or `vendor`, `accelerator`, `model`, which fall back to the
+// catalog and the row's ids), each group's MdAPE, median speed ratio
+// (RowResult::speed_ratio) and worst row. Groups in order of first row.
+// Errors: a column no row has (the message lists those that exist).
+struct GroupSummary {
+  std::vector<std::string> key;     // the group's value of each column
+  int rows = 0, predicted = 0;
+  double mdape_pct = 0;
+  double median_speed_ratio = 0;
+  std::string worst_id;             // the predicted row of largest |error|
+  double worst_error_pct = 0;
+};
+Result<std::vector<GroupSummary>> group_by(const Validation& v, const std::vector<std::string>& columns);
 
 // Median of |x| (0 for an empty list).
 double median_abs(std::vector<double> values);

@@ -27,6 +27,11 @@ WorkloadLoader loader() {
   return [](const std::string& id, const workload::BuildOptions&) -> Result<workload::Workload> {
     if (id == "test-mlp") return matmul_model(1e9);
     if (id == "test-llm") return testing::llm_model();
+    if (id == "llama-2-70b") {  // a small LLM under the id MLPerf's Interactive bounds are given for
+      workload::Workload w = testing::llm_model();
+      w.id = id;
+      return w;
+    }
     if (id == "test-recsys") {
       workload::Workload w = matmul_model(1e9);
       w.id = id;
@@ -150,6 +155,72 @@ TEST(Rows, LlmServerRowsComeFromTheSchedulerSimulation) {
   // Within the llama2-70b bounds (the default for an LLM the table lacks).
   EXPECT_LE(v->at_max.ttft_s.p99, 2.0);
   EXPECT_LE(v->at_max.tpot_s.p99, 0.2);
+}
+
+// MLPerf's Interactive scenario: the Server run judged at p99 TTFT 450 ms
+// and TPOT 40 ms (llama2-70b), whether the scenario cell or the benchmark
+// name says it; a model MLPerf gives no Interactive bounds for is refused by name.
+TEST(Rows, InteractiveRowsMeetTheTighterBounds) {
+  catalog::Catalog c = one_gpu();
+  MeasurementRow m = row("mlperf_inference", "llama-2-70b", "x", "FP16", "tokens/s", "tokens/s", 400, 1);
+  m.scenario = "Server";
+  RowResult server = predict_row(m, c, loader());
+  ASSERT_TRUE(server.predicted) << server.reason;
+  m.scenario = "Interactive";
+  RowResult inter = predict_row(m, c, loader());
+  ASSERT_TRUE(inter.predicted) << inter.reason;
+  EXPECT_NE(inter.method.find("Interactive bounds"), std::string::npos) << inter.method;
+  EXPECT_LT(*inter.predicted, *server.predicted);
+  m.scenario = "Server";
+  m.workload = "llama2-70b-interactive-99 (MLPerf Inf v5.0)";
+  RowResult named = predict_row(m, c, loader());
+  ASSERT_TRUE(named.predicted) << named.reason;
+  EXPECT_DOUBLE_EQ(*named.predicted, *inter.predicted);
+
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = *loader()("llama-2-70b", {});
+  Request req = fp16_batch1(a, w);
+  req.batch.reset();
+  req.scenario = Scenario::server;
+  ServeOptions so;
+  so.bounds = *interactive_bounds(w);
+  Result<ServePrediction> v = simulate_server(req, so);
+  ASSERT_TRUE(v) << v.error().what();
+  EXPECT_LE(v->at_max.ttft_s.p99, 0.45);
+  EXPECT_LE(v->at_max.tpot_s.p99, 0.04);
+
+  MeasurementRow other = row("mlperf_inference", "test-llm", "x", "FP16", "tokens/s", "tokens/s", 400, 1);
+  other.scenario = "Interactive";
+  RowResult refused = predict_row(other, c, loader());
+  EXPECT_FALSE(refused.predicted);
+  EXPECT_NE(refused.reason.find("Interactive bounds for llama-2-70b"), std::string::npos) << refused.reason;
+}
+
+// `validate --by`: any column, each group's MdAPE, median speed ratio and worst row.
+TEST(Validation, GroupsByAnyColumn) {
+  catalog::Catalog c = one_gpu();
+  std::vector<MeasurementRow> rows;
+  for (const char* sc : {"Offline", "Server", "Offline"}) {
+    MeasurementRow m = row("mlperf_inference", "test-llm", "x", "FP16", "tokens/s", "tokens/s", 400, 1);
+    m.scenario = sc;
+    m.columns = {{"scenario", sc}, {"software_stack", "stack-a"}};
+    rows.push_back(m);
+  }
+  rows[2].id = "third";
+  rows[2].measured = 4;  // far off
+  Validation v = validate(rows, c, loader());
+  Result<std::vector<GroupSummary>> g = group_by(v, {"scenario", "vendor"});
+  ASSERT_TRUE(g) << g.error().what();
+  ASSERT_EQ(g->size(), 2u);
+  EXPECT_EQ((*g)[0].key, (std::vector<std::string>{"Offline", "test"}));
+  EXPECT_EQ((*g)[0].rows, 2);
+  EXPECT_EQ((*g)[0].worst_id, "third");
+  EXPECT_GT((*g)[0].median_speed_ratio, 1);
+  EXPECT_EQ((*g)[1].key[0], "Server");
+  Result<std::vector<GroupSummary>> bad = group_by(v, {"nope"});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().context, "--by");
+  EXPECT_NE(bad.error().message.find("software_stack"), std::string::npos);
 }
 
 TEST(Rows, RecommenderBatchesCountUserItemPairs) {
