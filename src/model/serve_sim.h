@@ -41,7 +41,7 @@ struct SchedulerConfig {
 struct Percentiles {
   double p50 = 0, p90 = 0, p99 = 0;
 };
-// Nearest-rank percentiles of `v` (sorted in place); zeros when empty.
+// Nearest-rank percentiles of `v` (reordered in place); zeros when empty.
 Percentiles percentiles(std::vector<double>& v);
 
 // Poisson runs simulate one replica (the others see the same traffic):

@@ -442,6 +442,25 @@ RowResult predict_row(const MeasurementRow& r, const catalog::Catalog& cat, cons
   out.id = r.id, out.accelerator = r.accelerator_id, out.model = r.model_id, out.category = r.category;
   out.metric = r.metric, out.unit = r.unit, out.measured = r.measured;
   out.columns = r.columns;
+  // A row whose part or model the catalog or zoo lacks names it, from the
+  // CSV's own description columns when there are any.
+  auto column = [&](const char* name) {
+    for (const auto& [k, v] : r.columns)
+      if (k == name) return v;
+    return std::string();
+  };
+  if (trim(r.accelerator_id).empty()) {
+    const std::string part = column("accelerator");
+    out.reason = "column accelerator_id is empty: the catalog has no entry for " +
+                 (part.empty() ? std::string("this row's part") : "'" + part + "'");
+    return out;
+  }
+  if (trim(r.model_id).empty() && to_lower(r.category).rfind("microbench", 0) != 0) {
+    std::string what = trim(r.workload.substr(0, r.workload.find(" (")));
+    out.reason = "column model_id is empty: the zoo has no model for " +
+                 (what.empty() ? std::string("this row's workload") : "'" + what + "'");
+    return out;
+  }
   Result<const catalog::Accelerator*> a = cat.get(r.accelerator_id);
   if (a) out.vendor = (*a)->vendor;
   if (!a) {

@@ -196,6 +196,22 @@ TEST(Rows, InteractiveRowsMeetTheTighterBounds) {
   EXPECT_NE(refused.reason.find("Interactive bounds for llama-2-70b"), std::string::npos) << refused.reason;
 }
 
+// A row the catalog or zoo cannot place names the missing part or model
+// from the CSV's own description columns, not an empty id.
+TEST(Rows, MissingPartsAndModelsAreNamed) {
+  catalog::Catalog c = one_gpu();
+  MeasurementRow m = row("mlperf_inference", "test-mlp", "x", "FP16", "samples/s", "samples/s", 400, 1);
+  m.accelerator_id = "";
+  m.columns = {{"accelerator", "Intel Xeon Platinum 8592+"}};
+  RowResult r = predict_row(m, c, loader());
+  EXPECT_FALSE(r.predicted);
+  EXPECT_EQ(r.reason, "column accelerator_id is empty: the catalog has no entry for 'Intel Xeon Platinum 8592+'");
+  MeasurementRow t = row("mlperf_training", "", "rgat (MLPerf Training v4.0, Sub/system)", "BF16", "minutes", "minutes", 10, 8);
+  RowResult u = predict_row(t, c, loader());
+  EXPECT_FALSE(u.predicted);
+  EXPECT_EQ(u.reason, "column model_id is empty: the zoo has no model for 'rgat'");
+}
+
 // `validate --by`: any column, each group's MdAPE, median speed ratio and worst row.
 TEST(Validation, GroupsByAnyColumn) {
   catalog::Catalog c = one_gpu();
