@@ -135,6 +135,23 @@ Result<Prediction> Evaluator::search() const {
       return bad_plan("mb=" + std::to_string(*spec.mb) + " disagrees with --batch " + std::to_string(*req.batch));
     spec.mb = req.batch;
   }
+  if (s.task == Task::infer) {
+    // Keys of a training step do not apply to inference: a value other than
+    // their neutral one (what the canonical plan string prints) is refused,
+    // never ignored.
+    std::string keys;
+    auto given = [&](bool set, const char* key) {
+      if (set) keys += (keys.empty() ? "" : ", ") + std::string(key);
+    };
+    given(spec.ga.value_or(1) != 1, "ga"), given(spec.zero.value_or(0) != 0, "zero");
+    given(spec.recompute.value_or(Recompute::none) != Recompute::none, "recompute");
+    given(spec.vp.value_or(1) != 1, "vp"), given(spec.sp.value_or(false), "sp");
+    if (!keys.empty()) return bad_plan(keys + ": training-only key(s); inference takes dp, tp, pp and mb");
+    if (spec.ep && *spec.ep > 1)
+      return bad_plan("ep=" + std::to_string(*spec.ep) +
+                      ": expert parallelism at inference is not modelled yet (experts are replicated on every "
+                      "tensor-parallel group); give tp");
+  }
   if (!spec.ga && req.grad_accumulation != 1) spec.ga = req.grad_accumulation;
   if (req.global_batch && *req.global_batch < 1)
     return make_error(Errc::invalid_input, "global batch must be at least 1", "--global-batch");

@@ -43,6 +43,33 @@ TEST(Predict, OneLayerByHand) {
   EXPECT_FALSE(p.assumptions.empty());
 }
 
+// A --plan key that does not apply to inference is refused by name, never
+// ignored; its neutral value (the canonical plan string advise prints) is fine.
+TEST(Predict, TrainingKeysOfAnInferencePlanAreRefused) {
+  catalog::Accelerator a = test_gpu();
+  workload::Workload w = llm_model();
+  Request req;
+  req.accelerator = &a;
+  req.workload = &w;
+  req.precision = Precision::fp16;
+  req.count = 2;
+  for (const char* text : {"ga=4", "zero=1", "recompute=full", "sp=1"}) {
+    req.plan = *parse_plan(text);
+    Result<Prediction> p = predict(req);
+    ASSERT_FALSE(p) << text;
+    EXPECT_EQ(p.error().context, "--plan");
+    EXPECT_NE(p.error().message.find("training-only"), std::string::npos) << p.error().message;
+  }
+  req.plan = *parse_plan("dp=2,tp=1,pp=1,ep=1,vp=1,mb=4,ga=1,zero=0,recompute=none,sp=0");
+  EXPECT_TRUE(predict(req));
+  workload::Workload moe = testing::moe_model(1e8, 4e8, 8);
+  req.workload = &moe;
+  req.plan = *parse_plan("dp=2,ep=2");
+  Result<Prediction> p = predict(req);
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("expert parallelism at inference is not modelled"), std::string::npos);
+}
+
 TEST(Predict, DetailOffSkipsPerOp) {
   catalog::Accelerator a = test_gpu();
   workload::Workload w = matmul_model(1e9);
