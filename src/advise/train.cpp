@@ -7,6 +7,7 @@
 // one plan and one figure. docs/advise.md#training.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -27,6 +28,56 @@ struct AtCount {
   double ttt = std::numeric_limits<double>::infinity();
   std::string error;
 };
+
+// The fewest devices whose plan (the model's search, `at`) trains by the
+// deadline: time to train falls as devices are added, so the whole budget
+// is tried first, then the smallest count by bisection over 1..limit. A
+// count no plan splits the global batch over is stepped past to the next
+// one up. A fixed count is searched alone.
+struct CountSearch {
+  std::optional<AtCount> pick;
+  double closest_ttt = std::numeric_limits<double>::infinity();
+  std::string fit_error;   // why the last count tried has no plan
+};
+CountSearch fewest_devices(const std::function<AtCount(int)>& at, int limit, std::optional<int> fixed, double deadline_s) {
+  CountSearch out;
+  if (fixed) {
+    AtCount c = at(*fixed);
+    if (c.pred) out.closest_ttt = c.ttt, out.pick = std::move(c);
+    else out.fit_error = c.error;
+    return out;
+  }
+  auto valid_at_or_above = [&](int n, int hi) -> std::optional<AtCount> {
+    for (; n <= hi; ++n) {
+      AtCount c = at(n);
+      if (c.pred) return c;
+      if (out.fit_error.empty() || n == limit) out.fit_error = c.error;
+    }
+    return std::nullopt;
+  };
+  std::optional<AtCount> top = valid_at_or_above(limit, limit);
+  // The whole budget does not run: the largest count that does, for the message.
+  for (int n = limit - 1; !top && n >= 1 && limit - n <= 64; --n) {
+    AtCount c = at(n);
+    if (c.pred) top = std::move(c);
+  }
+  if (!top) return out;
+  out.closest_ttt = top->ttt;
+  if (top->ttt > deadline_s) return out;
+  out.pick = top;
+  int lo = 0, hi = top->count;  // lo fails (or is 0), hi meets
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    std::optional<AtCount> c = valid_at_or_above(mid, hi - 1);
+    if (c && c->ttt <= deadline_s) {
+      hi = c->count;
+      out.pick = std::move(c);
+    } else {
+      lo = mid;
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -75,7 +126,7 @@ Sizing size_training(const SizingInput& in) {
     }
     // The model's plan search at `n` devices; the MLPerf target's timed
     // evaluations count toward the time to train.
-    auto at = [&](int n) {
+    auto at = [&](int n) -> AtCount {
       AtCount c;
       c.count = n;
       Result<model::Prediction> pr = made->at_count(n).search();
@@ -89,50 +140,10 @@ Sizing size_training(const SizingInput& in) {
       c.pred = std::move(*pr);
       return c;
     };
-    std::optional<AtCount> pick;
-    if (in.fixed_count) {
-      AtCount c = at(*in.fixed_count);
-      if (c.pred) pick = std::move(c);
-      else if (fit_error.empty()) fit_error = c.error;
-    } else {
-      // Time to train falls as devices are added: the smallest count that
-      // meets the deadline, by bisection over 1..limit. A count no plan
-      // splits the global batch over is stepped past to the next one up.
-      auto valid_at_or_above = [&](int n, int hi) -> std::optional<AtCount> {
-        for (; n <= hi; ++n) {
-          AtCount c = at(n);
-          if (c.pred) return c;
-          if (fit_error.empty() || n == limit) fit_error = c.error;
-        }
-        return std::nullopt;
-      };
-      std::optional<AtCount> top = valid_at_or_above(limit, limit);
-      if (!top) {
-        // The whole budget does not run: the largest count that does, for the message.
-        for (int n = limit - 1; n >= 1 && !top; --n) {
-          AtCount c = at(n);
-          if (c.pred) top = std::move(c);
-          if (limit - n > 64) break;
-        }
-      }
-      if (top) {
-        closest_ttt = std::min(closest_ttt, top->ttt);
-        if (top->ttt <= s.deadline_s) {
-          pick = top;
-          int lo = 0, hi = top->count;  // lo fails (or is 0), hi meets
-          while (hi - lo > 1) {
-            const int mid = (lo + hi) / 2;
-            std::optional<AtCount> c = valid_at_or_above(mid, hi - 1);
-            if (c && c->ttt <= s.deadline_s) {
-              hi = c->count;
-              pick = std::move(c);
-            } else {
-              lo = mid;
-            }
-          }
-        }
-      }
-    }
+    CountSearch cs = fewest_devices(at, limit, in.fixed_count, s.deadline_s);
+    closest_ttt = std::min(closest_ttt, cs.closest_ttt);
+    if (fit_error.empty()) fit_error = cs.fit_error;
+    std::optional<AtCount> pick = std::move(cs.pick);
     if (!pick) continue;
     closest_ttt = std::min(closest_ttt, pick->ttt);
     if (pick->ttt > s.deadline_s && !in.fixed_count) continue;

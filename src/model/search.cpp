@@ -123,114 +123,101 @@ Result<Prediction> priced(Result<Prediction> p, std::size_t plans) {
 
 }  // namespace
 
-Result<Prediction> Evaluator::search() const {
-  const Evaluator& ev = *this;
-  const Setup& s = *s_;
-  const Request& req = s.req;
-  const workload::Workload& w = *s.w;
-  const int count = req.count;
-  PlanSpec spec = req.plan;
-  if (req.batch) {
-    if (spec.mb && *spec.mb != *req.batch)
-      return bad_plan("mb=" + std::to_string(*spec.mb) + " disagrees with --batch " + std::to_string(*req.batch));
-    spec.mb = req.batch;
-  }
-  if (s.task == Task::infer) {
-    // Keys of a training step do not apply to inference: a value other than
-    // their neutral one (what the canonical plan string prints) is refused,
-    // never ignored.
-    std::string keys;
-    auto given = [&](bool set, const char* key) {
-      if (set) keys += (keys.empty() ? "" : ", ") + std::string(key);
-    };
-    given(spec.ga.value_or(1) != 1, "ga"), given(spec.zero.value_or(0) != 0, "zero");
-    given(spec.recompute.value_or(Recompute::none) != Recompute::none, "recompute");
-    given(spec.vp.value_or(1) != 1, "vp"), given(spec.sp.value_or(false), "sp");
-    if (!keys.empty()) return bad_plan(keys + ": training-only key(s); inference takes dp, tp, pp and mb");
-    if (spec.ep && *spec.ep > 1)
-      return bad_plan("ep=" + std::to_string(*spec.ep) +
-                      ": expert parallelism at inference is not modelled yet (experts are replicated on every "
-                      "tensor-parallel group); give tp");
-  }
-  if (!spec.ga && req.grad_accumulation != 1) spec.ga = req.grad_accumulation;
-  if (req.global_batch && *req.global_batch < 1)
-    return make_error(Errc::invalid_input, "global batch must be at least 1", "--global-batch");
-  const int gb = s.task == Task::train && req.global_batch ? *req.global_batch : 0;  // 0: free
-  // The fixed keys must fit the device count.
-  const int fixed_model = spec.tp.value_or(1) * spec.pp.value_or(1);
-  if (count % fixed_model != 0)
-    return bad_plan("tp x pp = " + std::to_string(fixed_model) + " does not divide --count " + std::to_string(count));
-  if (spec.dp && *spec.dp * fixed_model != count && (spec.tp || s.task == Task::train))
-    return bad_plan("dp=" + std::to_string(*spec.dp) + " x tp x pp = " + std::to_string(*spec.dp * fixed_model) +
-                    " is not --count " + std::to_string(count));
-  if (spec.tp && w.heads > 0 && (*spec.tp > w.heads || w.heads % *spec.tp != 0))
-    return bad_plan("tp=" + std::to_string(*spec.tp) + " does not divide the " + std::to_string(w.heads) +
-                    " attention heads of '" + w.id + "'");
+namespace {
 
-  auto base = [&](int tp, int pp) {
-    Plan p;
-    p.tp = tp;
-    p.pp = pp;
-    p.dp = spec.dp.value_or(count / (tp * pp));
-    p.ep = spec.ep.value_or(1);
-    p.vp = spec.vp.value_or(1);
-    p.ga = spec.ga.value_or(1);
-    p.zero = spec.zero.value_or(0);
-    p.recompute = spec.recompute.value_or(Recompute::none);
-    p.sp = spec.sp.value_or(s.task == Task::train && tp > 1);
-    p.mb = spec.mb.value_or(1);
+// What one search fixes: the evaluator, the spec it keeps, the device count
+// and (training) the global batch, 0 when free.
+struct Searched {
+  const Evaluator& ev;
+  const Setup& s;
+  PlanSpec spec;
+  int count;
+  int global_batch;
+};
+
+// The plan of `tp` x `pp` with the spec's keys and the defaults for the rest.
+Plan base_plan(const Searched& q, int tp, int pp) {
+  const PlanSpec& spec = q.spec;
+  Plan p;
+  p.tp = tp;
+  p.pp = pp;
+  p.dp = spec.dp.value_or(q.count / (tp * pp));
+  p.ep = spec.ep.value_or(1);
+  p.vp = spec.vp.value_or(1);
+  p.ga = spec.ga.value_or(1);
+  p.zero = spec.zero.value_or(0);
+  p.recompute = spec.recompute.value_or(Recompute::none);
+  p.sp = spec.sp.value_or(q.s.task == Task::train && tp > 1);
+  p.mb = spec.mb.value_or(1);
+  return p;
+}
+
+// Inference: every tensor-parallel degree at its own batch (docs/model.md#batch).
+Result<Prediction> search_inference(const Searched& q) {
+  const Evaluator& ev = q.ev;
+  const Setup& s = q.s;
+  const workload::Workload& w = *s.w;
+  const PlanSpec& spec = q.spec;
+  const int count = q.count;
+  auto base = [&](int tp, int pp) { return base_plan(q, tp, pp); };
+  // Every power-of-two tensor-parallel degree (or `count`) at which the
+  // batch fits, each at its own batch: tensor parallel also buys KV-cache
+  // room, so it can win even when one device holds the weights. The
+  // smallest degree within 1 % of the best throughput wins.
+  auto planned = [&](int t) {
+    Plan p = base(t, spec.pp.value_or(1));
+    if (!spec.dp) p.dp = count / (t * p.pp);
     return p;
   };
-  const int domain = s.fabric ? s.fabric->domain : 0;
-
-  if (s.task == Task::infer) {
-    // Every power-of-two tensor-parallel degree (or `count`) at which the
-    // batch fits, each at its own batch: tensor parallel also buys KV-cache
-    // room, so it can win even when one device holds the weights. The
-    // smallest degree within 1 % of the best throughput wins.
-    auto planned = [&](int t) {
-      Plan p = base(t, spec.pp.value_or(1));
-      if (!spec.dp) p.dp = count / (t * p.pp);
-      return p;
-    };
-    std::vector<int> tps;
-    if (spec.tp) tps.push_back(*spec.tp);
-    else {
-      for (int t = 1; t <= count; t *= 2)
-        if (count % t == 0 && (w.heads == 0 || w.heads % t == 0)) tps.push_back(t);
-      if (tps.empty() || tps.back() != count) tps.push_back(count);
-    }
-    std::vector<Found> found;
-    for (int t : tps) {
-      Plan p = planned(t);
-      // A degree the catalog cannot link (no fabric) is tried only when it is the one way to fit.
-      if (!spec.tp && (!check_plan(s, p, count) || !plan_memory(s, p).fits || (t > 1 && !s.fabric && !found.empty())))
-        continue;
-      if (!spec.mb) {
-        ROOFTOP_TRY(check_plan(s, p, count));
-        const double limit = max_batch(s, p);
-        if (limit < 1) continue;
-        p.mb = static_cast<int>(choose_batch(s, p, limit));
-      }
-      found.push_back({p, outcome(s, p, nullptr).throughput});
-      // Single-stream (one request at a time) or a batch the request fixes
-      // (no room to buy): the smallest degree that fits.
-      if (s.req.scenario == Scenario::single_stream || spec.mb) break;
-    }
-    if (found.empty()) {
-      // The widest degree the model allows (a tensor-parallel rank holds at
-      // least one attention head), not `count` itself.
-      int widest = 1;
-      for (int t : tps)
-        if (check_plan(s, planned(t), count)) widest = std::max(widest, t);
-      Plan p = planned(spec.tp.value_or(widest));
-      if (spec.tp) ROOFTOP_TRY(check_plan(s, p, count));
-      else p.dp = 1;
-      return does_not_fit(s, p, count);
-    }
-    return priced(ev.run(near_best(found).plan), found.size());
+  std::vector<int> tps;
+  if (spec.tp) tps.push_back(*spec.tp);
+  else {
+    for (int t = 1; t <= count; t *= 2)
+      if (count % t == 0 && (w.heads == 0 || w.heads % t == 0)) tps.push_back(t);
+    if (tps.empty() || tps.back() != count) tps.push_back(count);
   }
+  std::vector<Found> found;
+  for (int t : tps) {
+    Plan p = planned(t);
+    // A degree the catalog cannot link (no fabric) is tried only when it is the one way to fit.
+    if (!spec.tp && (!check_plan(s, p, count) || !plan_memory(s, p).fits || (t > 1 && !s.fabric && !found.empty())))
+      continue;
+    if (!spec.mb) {
+      ROOFTOP_TRY(check_plan(s, p, count));
+      const double limit = max_batch(s, p);
+      if (limit < 1) continue;
+      p.mb = static_cast<int>(choose_batch(s, p, limit));
+    }
+    found.push_back({p, outcome(s, p, nullptr).throughput});
+    // Single-stream (one request at a time) or a batch the request fixes
+    // (no room to buy): the smallest degree that fits.
+    if (s.req.scenario == Scenario::single_stream || spec.mb) break;
+  }
+  if (found.empty()) {
+    // The widest degree the model allows (a tensor-parallel rank holds at
+    // least one attention head), not `count` itself.
+    int widest = 1;
+    for (int t : tps)
+      if (check_plan(s, planned(t), count)) widest = std::max(widest, t);
+    Plan p = planned(spec.tp.value_or(widest));
+    if (spec.tp) ROOFTOP_TRY(check_plan(s, p, count));
+    else p.dp = 1;
+    return does_not_fit(s, p, count);
+  }
+  return priced(ev.run(near_best(found).plan), found.size());
+}
 
+// Training: every divisor split, ZeRO stage, recompute and micro-batch
+// (docs/model.md#plans).
+Result<Prediction> search_training(const Searched& q) {
+  const Evaluator& ev = q.ev;
+  const Setup& s = q.s;
+  const workload::Workload& w = *s.w;
+  const PlanSpec& spec = q.spec;
+  const int count = q.count;
+  auto base = [&](int tp, int pp) { return base_plan(q, tp, pp); };
+  const int gb = q.global_batch;
+  const int domain = s.fabric ? s.fabric->domain : 0;
   // Training: every divisor split (tensor parallel inside the scale-up
   // domain and dividing the heads; pipeline stages of whole layers, or a
   // power of two), ZeRO stage and recompute the spec leaves open, the
@@ -328,6 +315,54 @@ Result<Prediction> Evaluator::search() const {
     return does_not_fit(s, smallest_miss, count);
   }
   return priced(ev.run(near_best(found).plan), found.size());
+}
+
+}  // namespace
+
+Result<Prediction> Evaluator::search() const {
+  const Setup& s = *s_;
+  const Request& req = s.req;
+  const workload::Workload& w = *s.w;
+  const int count = req.count;
+  PlanSpec spec = req.plan;
+  if (req.batch) {
+    if (spec.mb && *spec.mb != *req.batch)
+      return bad_plan("mb=" + std::to_string(*spec.mb) + " disagrees with --batch " + std::to_string(*req.batch));
+    spec.mb = req.batch;
+  }
+  if (s.task == Task::infer) {
+    // Keys of a training step do not apply to inference: a value other than
+    // their neutral one (what the canonical plan string prints) is refused,
+    // never ignored.
+    std::string keys;
+    auto given = [&](bool set, const char* key) {
+      if (set) keys += (keys.empty() ? "" : ", ") + std::string(key);
+    };
+    given(spec.ga.value_or(1) != 1, "ga"), given(spec.zero.value_or(0) != 0, "zero");
+    given(spec.recompute.value_or(Recompute::none) != Recompute::none, "recompute");
+    given(spec.vp.value_or(1) != 1, "vp"), given(spec.sp.value_or(false), "sp");
+    if (!keys.empty()) return bad_plan(keys + ": training-only key(s); inference takes dp, tp, pp and mb");
+    if (spec.ep && *spec.ep > 1)
+      return bad_plan("ep=" + std::to_string(*spec.ep) +
+                      ": expert parallelism at inference is not modelled yet (experts are replicated on every "
+                      "tensor-parallel group); give tp");
+  }
+  if (!spec.ga && req.grad_accumulation != 1) spec.ga = req.grad_accumulation;
+  if (req.global_batch && *req.global_batch < 1)
+    return make_error(Errc::invalid_input, "global batch must be at least 1", "--global-batch");
+  // The fixed keys must fit the device count.
+  const int fixed_model = spec.tp.value_or(1) * spec.pp.value_or(1);
+  if (count % fixed_model != 0)
+    return bad_plan("tp x pp = " + std::to_string(fixed_model) + " does not divide --count " + std::to_string(count));
+  if (spec.dp && *spec.dp * fixed_model != count && (spec.tp || s.task == Task::train))
+    return bad_plan("dp=" + std::to_string(*spec.dp) + " x tp x pp = " + std::to_string(*spec.dp * fixed_model) +
+                    " is not --count " + std::to_string(count));
+  if (spec.tp && w.heads > 0 && (*spec.tp > w.heads || w.heads % *spec.tp != 0))
+    return bad_plan("tp=" + std::to_string(*spec.tp) + " does not divide the " + std::to_string(w.heads) +
+                    " attention heads of '" + w.id + "'");
+
+  const Searched q{*this, s, spec, count, s.task == Task::train && req.global_batch ? *req.global_batch : 0};
+  return s.task == Task::infer ? search_inference(q) : search_training(q);
 }
 
 }  // namespace rooftop::model

@@ -153,6 +153,53 @@ double tensor_payload_bytes(const Setup& s, double batch) {
   return 0;
 }
 
+// Data parallel: gradients (trainable x bytes / (tp x pp)) are all-reduced
+// once per step (ZeRO-1/2: reduce-scatter + all-gather, the same volume;
+// ZeRO-3/FSDP: reduce-scatter, plus a parameter all-gather per micro-batch
+// in forward and backward). Mixture of experts: the expert gradients
+// (/ ep) sync only over the dp / ep replicas of each expert. The sync
+// overlaps the backward pass of the last micro-batch, except its last
+// bucket, whose gradients are ready only when the backward pass ends
+// (docs/model.md#training); ZeRO-3's gathers overlap the step's compute.
+struct DataSync {
+  double grad_bytes = 0;      // dense gradients per rank
+  double sync_s = 0, gather_s = 0, last_bucket_s = 0;
+};
+DataSync data_parallel_sync(const Setup& s, const Plan& plan, double bpe) {
+  auto coll = [&](Collective c, double bytes, int n, int stride) {
+    return n > 1 && s.fabric ? collective_s(c, bytes, n, stride, *s.fabric) : 0.0;
+  };
+  const double k = plan.ga;
+  const int dp_stride = plan.tp;
+  const double model_shard = double(plan.tp) * plan.pp, ep = plan.ep;
+  const double experts = s.expert_params, trainable_experts = std::min(experts, s.trainable);
+  DataSync out;
+  out.grad_bytes = (s.trainable - table_params(*s.w) - trainable_experts) * bpe / model_shard;
+  const double param_bytes = (s.w->params - experts) * bpe / model_shard;
+  const double expert_grad_bytes = trainable_experts * bpe / (model_shard * ep);
+  const double expert_param_bytes = experts * bpe / (model_shard * ep);
+  struct Sync {
+    double sync_s = 0, gather_s = 0;
+  };
+  auto sync_of = [&](double grads, double params, int n, int stride) {
+    Sync y;
+    if (n <= 1) return y;
+    if (plan.zero == 0) y.sync_s = coll(Collective::all_reduce, grads, n, stride);
+    else if (plan.zero <= 2)
+      y.sync_s = coll(Collective::reduce_scatter, grads, n, stride) + coll(Collective::all_gather, params, n, stride);
+    else {
+      y.sync_s = coll(Collective::reduce_scatter, grads, n, stride);
+      y.gather_s = 2 * k * coll(Collective::all_gather, params, n, stride);
+    }
+    return y;
+  };
+  const Sync dense = sync_of(out.grad_bytes, param_bytes, plan.dp, dp_stride);
+  const Sync expert = sync_of(expert_grad_bytes, expert_param_bytes, plan.dp / plan.ep, dp_stride * plan.ep);
+  out.sync_s = dense.sync_s + expert.sync_s, out.gather_s = dense.gather_s + expert.gather_s;
+  out.last_bucket_s = sync_of(std::min(out.grad_bytes, kGradBucketBytes), 0, plan.dp, dp_stride).sync_s;
+  return out;
+}
+
 Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* detail) {
   Outcome o;
   const double b = plan.mb, k = plan.ga, pp = plan.pp, vp = plan.vp;
@@ -161,7 +208,7 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
     return n > 1 && s.fabric ? collective_s(c, bytes, n, stride, *s.fabric) : 0.0;
   };
   const double bpe = bytes_per_element(s.mix.compute);  // tensors as stored and moved (fp8 training: 16-bit)
-  const int dp_stride = plan.tp, pp_stride = plan.tp * plan.dp;
+  const int pp_stride = plan.tp * plan.dp;
   // Per micro-batch on one stage: forward, backward, recompute.
   Sums fwd = eval_ops(s, plan, is_forward, b, k / pp, detail);
   Sums bwd = eval_ops(s, plan, is_backward, b, k / pp, detail);
@@ -221,40 +268,9 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   const double bubble_slots = (pp - 1) / vp;
   const double compute_s = (k + bubble_slots) * stage_s + opt.time_s;
   o.bubble = bubble_slots * stage_s / compute_s;
-  // Data parallel: gradients (trainable x bytes / (tp x pp)) are all-reduced
-  // once per step (ZeRO-1/2: reduce-scatter + all-gather, the same volume;
-  // ZeRO-3/FSDP: reduce-scatter, plus a parameter all-gather per micro-batch
-  // in forward and backward). Mixture of experts: the expert gradients
-  // (/ ep) sync only over the dp / ep replicas of each expert. The sync
-  // overlaps the backward pass of the last micro-batch, except its last
-  // bucket, whose gradients are ready only when the backward pass ends
-  // (docs/model.md#training); ZeRO-3's gathers overlap the step's compute.
-  const double model_shard = double(plan.tp) * plan.pp, ep = plan.ep;
-  const double experts = s.expert_params, trainable_experts = std::min(experts, s.trainable);
-  o.grad_bytes = (s.trainable - table_params(*s.w) - trainable_experts) * bpe / model_shard;
-  const double param_bytes = (s.w->params - experts) * bpe / model_shard;
-  const double expert_grad_bytes = trainable_experts * bpe / (model_shard * ep);
-  const double expert_param_bytes = experts * bpe / (model_shard * ep);
-  struct Sync {
-    double sync_s = 0, gather_s = 0;
-  };
-  auto sync_of = [&](double grads, double params, int n, int stride) {
-    Sync y;
-    if (n <= 1) return y;
-    if (plan.zero == 0) y.sync_s = coll(Collective::all_reduce, grads, n, stride);
-    else if (plan.zero <= 2)
-      y.sync_s = coll(Collective::reduce_scatter, grads, n, stride) + coll(Collective::all_gather, params, n, stride);
-    else {
-      y.sync_s = coll(Collective::reduce_scatter, grads, n, stride);
-      y.gather_s = 2 * k * coll(Collective::all_gather, params, n, stride);
-    }
-    return y;
-  };
-  const Sync dense = sync_of(o.grad_bytes, param_bytes, plan.dp, dp_stride);
-  const Sync expert = sync_of(expert_grad_bytes, expert_param_bytes, plan.dp / plan.ep, dp_stride * plan.ep);
-  const double sync_s = dense.sync_s + expert.sync_s, gather_s = dense.gather_s + expert.gather_s;
-  const double last_bucket_s =
-      sync_of(std::min(o.grad_bytes, kGradBucketBytes), 0, plan.dp, dp_stride).sync_s;
+  const DataSync ds = data_parallel_sync(s, plan, bpe);
+  o.grad_bytes = ds.grad_bytes;
+  const double sync_s = ds.sync_s, gather_s = ds.gather_s, last_bucket_s = ds.last_bucket_s;
   // The sync and the gathers share the data-parallel links: however they
   // overlap the compute, together they keep those links busy for sync +
   // gathers, so the step cannot end before that traffic has moved.
