@@ -34,6 +34,14 @@ for c in cands:
     for name, want, got in pairs:
         if abs(got - want) > 1e-3 * abs(want):
             sys.exit(f"{scenario}: {c['accelerator']} plan {c['plan']}: {name} advise {want} vs predict {got}")
+    # The bandwidth fit reads the operator times predict prints for this plan:
+    # attained FLOP/s = the per_op FLOPs over their time (docs/advise.md#scores).
+    ops = p["per_op"]
+    t = sum(o["time_s"] for o in ops)
+    if t > 0:
+        attained = sum(o["flops"] for o in ops) / t
+        if abs(attained - c["achieved_flop_per_s"]) > 1e-6 * attained:
+            sys.exit(f"{scenario}: {c['accelerator']}: bandwidth fit attains {c['achieved_flop_per_s']} FLOP/s, predict's per_op {attained}")
     # A simulated serving p99 is what `predict --rate` simulates (docs/advise.md#serving).
     sv = c.get("serving")
     if sv and sv["simulated"]:
