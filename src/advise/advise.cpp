@@ -141,10 +141,10 @@ void note_cpu_memory(const catalog::Accelerator& a, Candidate& c) {
                     "; a CPU's memory is the DIMMs installed: fit more for a larger need");
 }
 
-// Count-dependent constraints and pricing; a reason when violated.
-std::string price_and_check(const Scenario& s, Candidate& c) {
+}  // namespace
+
+TcoInput tco_input(const Scenario& s, const Candidate& c) {
   const catalog::Accelerator& a = *c.accelerator;
-  if (a.power_w.known()) c.power_w = *a.power_w.value * c.count;
   TcoInput in;
   in.count = c.count;
   in.unit_price_usd = a.price.list_usd.value;
@@ -156,16 +156,27 @@ std::string price_and_check(const Scenario& s, Candidate& c) {
   in.pue = s.pue;
   in.energy_usd_per_kwh = s.energy_usd_per_kwh;
   in.amortisation_years = s.amortisation_years;
+  return in;
+}
+
+namespace {
+
+// Count-dependent constraints and pricing; a reason when violated.
+std::string price_and_check(const Scenario& s, Candidate& c) {
+  const catalog::Accelerator& a = *c.accelerator;
+  if (a.power_w.known()) c.power_w = *a.power_w.value * c.count;
+  TcoInput in = tco_input(s, c);
   TcoOutput t = tco(in);
+  bool rented = in.cloud;
   if (s.deployment == Deployment::either) {
     // Both side by side: buying (capex + energy) and renting (hours x $/hour
     // at the utilisation), ranked on the cheaper of the two that is known.
     in.cloud = true;
     const TcoOutput rent = tco(in);
     t.cloud_usd = rent.cloud_usd;
-    if (rent.tco_usd && (!t.tco_usd || *rent.tco_usd < *t.tco_usd)) t.tco_usd = rent.tco_usd;
+    if (rent.tco_usd && (!t.tco_usd || *rent.tco_usd < *t.tco_usd)) t.tco_usd = rent.tco_usd, rented = true;
   }
-  c.cost = Cost{t.capex_usd, t.energy_usd, t.cloud_usd, t.tco_usd, t.energy_kwh, {}, {}};
+  c.cost = Cost{t.capex_usd, t.energy_usd, t.cloud_usd, t.tco_usd, t.energy_kwh, {}, {}, rented && t.tco_usd.has_value()};
   // The date of every price the TCO uses ("undated" for a scenario quote).
   auto dated = [](const std::string& d) { return d.empty() ? std::string("undated") : d; };
   if (s.deployment != Deployment::cloud && a.price.list_usd.known()) c.cost.list_price_date = dated(a.price.list_date);
