@@ -134,8 +134,9 @@ TEST(Advise, RankFollowsTheShownScore) {
       const Candidate& y = a.candidates[i];
       EXPECT_GE(std::round(x.scores.total * 100), std::round(y.scores.total * 100))
           << "rank " << i << " vs " << i + 1 << " at " << target;
-      if (std::round(x.scores.total * 100) == std::round(y.scores.total * 100))
+      if (std::round(x.scores.total * 100) == std::round(y.scores.total * 100)) {
         EXPECT_TRUE(x.priced || !y.priced) << "an unpriced part above a priced one of the same shown score at rank " << i;
+      }
     }
   }
   // Without a TCO weight, likewise.
