@@ -321,6 +321,41 @@ TEST(Advise, AnswerLineComesFirstAndNamesTheChoice) {
   EXPECT_EQ(answer_line(s, rented).rfind("Rent ", 0), 0u) << answer_line(s, rented);
 }
 
+// The answer names the unit the part is sold in (a catalog system holding
+// it): the one leaving the fewest devices over, and how many the plan uses;
+// an instance that is only rented is not offered for buying.
+TEST(Advise, AnswerLineNamesTheUnitThePartIsSoldIn) {
+  catalog::Catalog cat = toy_catalog();
+  auto system = [](const std::string& id, int per, bool cloud_only) {
+    catalog::System y;
+    y.id = id;
+    y.name = id;
+    y.accelerator = "small-gpu";
+    y.accelerators = v(per);
+    y.unit = cloud_only ? catalog::PurchaseUnit::instance : catalog::PurchaseUnit::node;
+    y.power_w = v(1500);
+    y.cloud_only = cloud_only;
+    if (!cloud_only) y.price.list_usd = v(20000);
+    return y;
+  };
+  cat.systems = {system("small-node-8", 8, false), system("small-node-16", 16, false), system("small-cloud-4", 4, true)};
+  Scenario s = throughput_scenario(20000);
+  Advice a = run(s, cat);
+  ASSERT_FALSE(a.candidates.empty());
+  const Candidate& best = a.candidates.front();
+  ASSERT_EQ(best.accelerator->id, "small-gpu");
+  ASSERT_LT(best.count, 8);
+  const std::string line = answer_line(s, a);
+  EXPECT_NE(line.find("; as sold: 1 x small-node-8 (node of 8, 1.50 kW, $20.0 k; the plan uses " +
+                      std::to_string(best.count) + " of the 8)"),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(line.find("small-cloud-4"), std::string::npos) << line;
+  // Without a system for the part, the line says nothing about units.
+  cat.systems.clear();
+  EXPECT_EQ(answer_line(s, run(s, cat)).find("as sold"), std::string::npos);
+}
+
 TEST(Advise, AnswerLineCarriesTheModelsMeasuredErrorWhenItIsLarge) {
   Scenario s = throughput_scenario(20000);
   // Published rows of this kind ran at 0.5-0.9 of what the model predicts.
