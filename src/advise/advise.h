@@ -120,6 +120,10 @@ struct Candidate {
   Scores scores;
   bool priced = false;              // TCO known
   std::optional<PriceToWin> price_to_win;  // unpriced and ranked above the best priced finalist
+  // The unit the part is bought (or rented) in, from the catalog's systems:
+  // the one that leaves the fewest devices over; nullptr when none holds it.
+  const catalog::System* system = nullptr;
+  std::optional<double> break_even_utilisation;  // buying and renting both priced: above it buying is cheaper
   bool pareto = false;
   bool meets_objective = true;      // false only for a baseline that misses it
   std::optional<TrainPlan> train;

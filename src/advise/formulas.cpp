@@ -103,6 +103,18 @@ std::optional<double> price_for_tco(TcoInput in, double target_usd) {
   return left / *at_one.capex_usd;
 }
 
+std::optional<double> break_even_utilisation(TcoInput in) {
+  if (!in.unit_price_usd || !in.cloud_usd_per_hour || !in.power_w) return std::nullopt;
+  in.utilisation = 1;
+  in.cloud = false;
+  const TcoOutput buy = tco(in);   // capex, and the energy of a fully busy horizon
+  in.cloud = true;
+  const TcoOutput rent = tco(in);  // renting for the whole horizon
+  const double saved = *rent.cloud_usd - *buy.energy_usd;  // per unit of utilisation
+  if (saved <= 0) return std::nullopt;
+  return *buy.capex_usd / saved;
+}
+
 std::vector<bool> pareto_front(const std::vector<std::vector<double>>& points) {
   std::vector<bool> front(points.size(), true);
   for (std::size_t i = 0; i < points.size(); ++i) {

@@ -268,33 +268,21 @@ std::string unpriced_rival(const Scenario& s, const Candidate& c) {
   return line + "at " + (p.per_hour ? usd_per_hour(p.usd) : usd(p.usd)) + " or less per device it would win)";
 }
 
-// The unit the chosen part is sold or rented in (a catalog system holding
-// it), the one that leaves the fewest devices over: "; as sold: 1 x NVIDIA
-// DGX B200 (node of 8, 14.3 kW, $515 k; the plan uses 4 of the 8)". Empty
-// when the catalog has no such system.
-std::string as_sold(const Advice& a, const Candidate& c) {
-  if (!a.catalog) return "";
-  const catalog::System* pick = nullptr;
-  long long pick_units = 0;
-  for (const catalog::System* y : a.catalog->systems_for(c.accelerator->id)) {
-    if (y->cloud_only != c.cost.rented || !y->accelerators.known()) continue;
-    const long long per = std::llround(*y->accelerators.value);
-    const long long units = (c.count + per - 1) / per;
-    if (!pick || units * per < pick_units * std::llround(*pick->accelerators.value) ||
-        (units * per == pick_units * std::llround(*pick->accelerators.value) && units < pick_units)) {
-      pick = y, pick_units = units;
-    }
-  }
+// The unit the chosen part is sold or rented in (c.system): "; as sold: 1 x
+// NVIDIA DGX B200 (node of 8, 14.3 kW, $515 k; the plan uses 4 of the 8)";
+// empty when the catalog has no system holding it.
+std::string as_sold(const Candidate& c) {
+  const catalog::System* pick = c.system;
   if (!pick) return "";
   const long long per = std::llround(*pick->accelerators.value);
+  const long long units = (c.count + per - 1) / per;
   std::string what = std::string(catalog::to_string(pick->unit)) + " of " + std::to_string(per);
   if (pick->power_w.known()) what += ", " + si(*pick->power_w.value, "W");
   if (pick->cooling == catalog::Cooling::liquid) what += ", liquid-cooled";
   if (c.cost.rented && pick->price.cloud_usd_per_hour.known()) what += ", " + usd_per_hour(*pick->price.cloud_usd_per_hour.value);
   if (!c.cost.rented && pick->price.list_usd.known()) what += ", " + usd(*pick->price.list_usd.value);
-  if (pick_units * per > c.count)
-    what += "; the plan uses " + std::to_string(c.count) + " of the " + std::to_string(pick_units * per);
-  return "; as sold: " + std::to_string(pick_units) + " x " + pick->name + " (" + what + ")";
+  if (units * per > c.count) what += "; the plan uses " + std::to_string(c.count) + " of the " + std::to_string(units * per);
+  return "; as sold: " + std::to_string(units) + " x " + pick->name + " (" + what + ")";
 }
 
 }  // namespace
@@ -315,7 +303,7 @@ std::string answer_line(const Scenario& s, const Advice& a) {
            "best on the known criteria " + what + "cost unknown (" + missing_cost(s, *best.accelerator) + ")";
   } else {
     line = std::string(best.cost.rented ? "Rent " : "Buy ") + what + usd(*best.cost.tco_usd) + " over " +
-           horizon(s.horizon_years) + other_way(s, best) + as_sold(a, best);
+           horizon(s.horizon_years) + other_way(s, best) + as_sold(best);
     auto next = std::find_if(lead_it + 1, a.candidates.end(), [](const Candidate& c) { return c.priced; });
     if (next != a.candidates.end()) line += "; 2nd choice " + setup(*next) + " at " + cost_delta(*next, best);
     std::vector<std::string> rivals;

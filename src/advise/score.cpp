@@ -142,8 +142,11 @@ void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco
     std::string dates;
     if (!c.cost.list_price_date.empty()) dates += "; list price dated " + c.cost.list_price_date;
     if (!c.cost.cloud_price_date.empty()) dates += "; cloud price dated " + c.cost.cloud_price_date;
+    std::string rent_vs_buy;
+    if (c.break_even_utilisation)
+      rent_vs_buy = "; rent vs buy: break-even at " + pct(*c.break_even_utilisation) + " utilisation (buying is cheaper above it; the scenario assumes " + pct(s.utilisation) + ")";
     ex.push_back("TCO " + two(*sc.tco) + ": " + usd(*c.cost.tco_usd) + " over " + years(s.horizon_years) + " (" + parts +
-                 dates + "; the cheapest candidate costs " + usd(best_tco) + ")");
+                 dates + "; the cheapest candidate costs " + usd(best_tco) + ")" + rent_vs_buy);
   } else {
     sc.tco.reset();
     ex.push_back("TCO unknown (" + missing_cost(s, a) + "): scored on the other criteria only");

@@ -356,6 +356,60 @@ TEST(Advise, AnswerLineNamesTheUnitThePartIsSoldIn) {
   EXPECT_EQ(answer_line(s, run(s, cat)).find("as sold"), std::string::npos);
 }
 
+// The facility's limits apply to the unit bought: a liquid-cooled system on
+// an air-cooled floor, or a unit drawing more than a rack may, is rejected,
+// saying so; a rented unit is someone else's floor.
+TEST(Advise, FacilityRejectsUnitsItCannotHouse) {
+  catalog::Catalog cat = toy_catalog();
+  catalog::System rack;
+  rack.id = rack.name = "small-rack";
+  rack.accelerator = "small-gpu";
+  rack.accelerators = v(72);
+  rack.unit = catalog::PurchaseUnit::rack;
+  rack.power_w = v(120000);
+  rack.cooling = catalog::Cooling::liquid;
+  cat.systems = {rack};
+  Scenario s = throughput_scenario(20000);
+  auto reason = [&](const Scenario& sc) -> std::string {
+    Advice a = run(sc, cat);
+    for (const Rejection& r : a.rejected)
+      if (r.accelerator == "small-gpu") return r.reason;
+    return "";
+  };
+  EXPECT_EQ(reason(s), "") << "no facility limits: the rack is fine";
+  s.liquid_cooling = false;
+  EXPECT_EQ(reason(s), "sold as small-rack, which is liquid-cooled: the facility has no liquid cooling (facility.liquid_cooling: false)");
+  s.liquid_cooling = true;
+  s.rack_kw = 40;
+  EXPECT_EQ(reason(s), "sold as small-rack drawing 120 kW per rack, over the facility's 40.0 kW per rack (facility.rack_kw)");
+  s.rack_kw = 130;
+  EXPECT_EQ(reason(s), "");
+}
+
+// Rent vs buy: with both prices known each finalist's TCO line gives the
+// break-even utilisation (docs/advise.md#tco).
+TEST(Advise, TcoLineGivesTheRentVsBuyBreakEven) {
+  catalog::Catalog cat = toy_catalog();
+  for (catalog::Accelerator& x : cat.accelerators) x.price.cloud_usd_per_hour = v(2.0);
+  Scenario s = throughput_scenario(20000);
+  s.deployment = Deployment::either;
+  Advice a = run(s, cat);
+  ASSERT_FALSE(a.candidates.empty());
+  const Candidate& c = a.candidates.front();
+  ASSERT_TRUE(c.break_even_utilisation);
+  EXPECT_NEAR(*c.break_even_utilisation, *break_even_utilisation([&] {
+    TcoInput in;
+    in.count = c.count;
+    in.unit_price_usd = c.accelerator->price.list_usd.value;
+    in.cloud_usd_per_hour = 2.0;
+    in.power_w = c.accelerator->power_w.value;
+    return in;
+  }()), 1e-9);
+  bool said = false;
+  for (const std::string& e : c.explanation) said |= e.find("rent vs buy: break-even at ") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST(Advise, AnswerLineCarriesTheModelsMeasuredErrorWhenItIsLarge) {
   Scenario s = throughput_scenario(20000);
   // Published rows of this kind ran at 0.5-0.9 of what the model predicts.

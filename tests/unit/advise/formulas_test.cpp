@@ -129,6 +129,28 @@ TEST(Tco, PriceForTcoInvertsIt) {
   EXPECT_NEAR(*price_for_tco(in, 52596), 2.0, 1e-9);
 }
 
+// Hand-computed: 2 devices over 26298 busy-equivalent hours at u = 1:
+// energy 23668.2 kWh x $0.10 = $2366.82; renting at $2/h = $105192; capex
+// $20000 -> u* = 20000 / (105192 - 2366.82) = 0.194503.
+TEST(Tco, BreakEvenUtilisationOfRentVsBuy) {
+  TcoInput in = two_300w_devices();
+  in.unit_price_usd = 10000;
+  in.cloud_usd_per_hour = 2;
+  ASSERT_TRUE(break_even_utilisation(in));
+  const double u = *break_even_utilisation(in);
+  EXPECT_NEAR(u, 20000 / (105192 - 2366.82), 1e-6);
+  // At u the two cost the same; above it buying is cheaper.
+  in.utilisation = u;
+  TcoOutput buy = tco(in);
+  in.cloud = true;
+  EXPECT_NEAR(*tco(in).cloud_usd, *buy.tco_usd, 1e-6);
+  in.cloud = false;
+  in.cloud_usd_per_hour = 0.04;  // less than the energy it saves: renting always wins
+  EXPECT_FALSE(break_even_utilisation(in));
+  in.cloud_usd_per_hour.reset();
+  EXPECT_FALSE(break_even_utilisation(in));
+}
+
 TEST(Tco, UnknownPriceStaysUnknown) {
   TcoInput in;
   in.power_w = 100;
