@@ -251,6 +251,7 @@ namespace {
 // other way to pay, so that both figures are on the line.
 std::string other_way(const Scenario& s, const Candidate& c) {
   if (s.deployment != Deployment::either) return "";
+  if (c.cost.rented && c.accelerator->cloud_only) return " (not sold: rented only)";
   if (c.cost.rented) {
     return " (buying: " + (c.cost.capex_usd && c.cost.energy_usd ? usd(*c.cost.capex_usd + *c.cost.energy_usd) : std::string("price unknown")) + ")";
   }
