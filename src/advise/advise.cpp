@@ -141,10 +141,10 @@ void note_cpu_memory(const catalog::Accelerator& a, Candidate& c) {
                     "; a CPU's memory is the DIMMs installed: fit more for a larger need");
 }
 
-// Count-dependent constraints and pricing; a reason when violated.
-std::string price_and_check(const Scenario& s, Candidate& c) {
+}  // namespace
+
+TcoInput tco_input(const Scenario& s, const Candidate& c) {
   const catalog::Accelerator& a = *c.accelerator;
-  if (a.power_w.known()) c.power_w = *a.power_w.value * c.count;
   TcoInput in;
   in.count = c.count;
   in.unit_price_usd = a.price.list_usd.value;
@@ -156,22 +156,66 @@ std::string price_and_check(const Scenario& s, Candidate& c) {
   in.pue = s.pue;
   in.energy_usd_per_kwh = s.energy_usd_per_kwh;
   in.amortisation_years = s.amortisation_years;
+  return in;
+}
+
+namespace {
+
+// The catalog system `c` is bought (or rented) in: among those holding its
+// part, the one leaving the fewest devices over, then the fewest units.
+const catalog::System* sold_as(const catalog::Catalog& cat, const Candidate& c) {
+  const catalog::System* pick = nullptr;
+  long long pick_total = 0, pick_units = 0;
+  for (const catalog::System* y : cat.systems_for(c.accelerator->id)) {
+    if (y->cloud_only != c.cost.rented || !y->accelerators.known()) continue;
+    const long long per = std::llround(*y->accelerators.value);
+    const long long units = (c.count + per - 1) / per;
+    if (!pick || units * per < pick_total || (units * per == pick_total && units < pick_units))
+      pick = y, pick_total = units * per, pick_units = units;
+  }
+  return pick;
+}
+
+// The facility's limits against the unit bought: liquid cooling and the
+// power one rack may draw (a rack-scale unit is one rack; a node must fit in
+// one). A reason when it cannot be installed; empty otherwise.
+std::string facility_reason(const Scenario& s, const Candidate& c) {
+  const catalog::System* y = c.system;
+  if (!y || c.cost.rented) return "";
+  if (s.liquid_cooling && !*s.liquid_cooling && y->cooling == catalog::Cooling::liquid)
+    return "sold as " + y->name + ", which is liquid-cooled: the facility has no liquid cooling (facility.liquid_cooling: false)";
+  if (s.rack_kw && y->power_w.known() && *y->power_w.value > *s.rack_kw * 1000)
+    return "sold as " + y->name + " drawing " + si(*y->power_w.value, "W") + " per " +
+           std::string(catalog::to_string(y->unit)) + ", over the facility's " + si(*s.rack_kw * 1000, "W") +
+           " per rack (facility.rack_kw)";
+  return "";
+}
+
+// Count-dependent constraints and pricing; a reason when violated.
+std::string price_and_check(const Scenario& s, const catalog::Catalog& cat, Candidate& c) {
+  const catalog::Accelerator& a = *c.accelerator;
+  if (a.power_w.known()) c.power_w = *a.power_w.value * c.count;
+  TcoInput in = tco_input(s, c);
   TcoOutput t = tco(in);
+  bool rented = in.cloud;
   if (s.deployment == Deployment::either) {
     // Both side by side: buying (capex + energy) and renting (hours x $/hour
     // at the utilisation), ranked on the cheaper of the two that is known.
     in.cloud = true;
     const TcoOutput rent = tco(in);
     t.cloud_usd = rent.cloud_usd;
-    if (rent.tco_usd && (!t.tco_usd || *rent.tco_usd < *t.tco_usd)) t.tco_usd = rent.tco_usd;
+    if (rent.tco_usd && (!t.tco_usd || *rent.tco_usd < *t.tco_usd)) t.tco_usd = rent.tco_usd, rented = true;
   }
-  c.cost = Cost{t.capex_usd, t.energy_usd, t.cloud_usd, t.tco_usd, t.energy_kwh, {}, {}};
+  c.cost = Cost{t.capex_usd, t.energy_usd, t.cloud_usd, t.tco_usd, t.energy_kwh, {}, {}, rented && t.tco_usd.has_value()};
   // The date of every price the TCO uses ("undated" for a scenario quote).
   auto dated = [](const std::string& d) { return d.empty() ? std::string("undated") : d; };
   if (s.deployment != Deployment::cloud && a.price.list_usd.known()) c.cost.list_price_date = dated(a.price.list_date);
   if (s.deployment != Deployment::on_prem && a.price.cloud_usd_per_hour.known())
     c.cost.cloud_price_date = dated(a.price.cloud_date);
   c.priced = t.tco_usd.has_value();
+  c.break_even_utilisation = break_even_utilisation(tco_input(s, c));
+  c.system = sold_as(cat, c);
+  if (std::string why = facility_reason(s, c); !why.empty()) return why;
   const std::string n = std::to_string(c.count) + " x ";
   if (s.max_power_total_w) {
     if (!c.power_w) return tdp_unknown(a, "total power limit");
@@ -299,7 +343,7 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
       out.rejected.push_back(*sz.rejection);
       continue;
     }
-    if (std::string why = price_and_check(s, *sz.candidate); !why.empty()) {
+    if (std::string why = price_and_check(s, *priced, *sz.candidate); !why.empty()) {
       out.rejected.push_back({a.id, why, std::nullopt, std::nullopt});
       continue;
     }
@@ -320,7 +364,7 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
                             sz.rejection->reason,
                         s.file + ": baseline");
     }
-    if (std::string why = price_and_check(s, *sz.candidate); !why.empty()) {
+    if (std::string why = price_and_check(s, *priced, *sz.candidate); !why.empty()) {
       sz.candidate->notes.push_back("outside the constraints: " + why);
     }
     attach_roofline(s, w, *sz.candidate);

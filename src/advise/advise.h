@@ -39,6 +39,15 @@ struct Cost {
   std::optional<double> energy_kwh;  // facility energy (PUE included)
   std::string list_price_date;       // date of the list price used ("2024-06", "undated"); empty = not used
   std::string cloud_price_date;      // date of the cloud price used; empty = not used
+  bool rented = false;               // tco_usd is renting (cloud, or `either` where renting is the cheaper)
+};
+
+// An unpriced finalist ranked above the best priced one: the highest price
+// per device at which it would still outscore that one (docs/advise.md#unknown-prices).
+struct PriceToWin {
+  bool any_price = false;  // it outscores it whatever it costs (its other criteria lead)
+  double usd = 0;          // per device: a list price, or a rate per device-hour when per_hour
+  bool per_hour = false;
 };
 
 // The five criteria, each 0..1 (docs/advise.md#scores). The fifth criterion is
@@ -109,7 +118,12 @@ struct Candidate {
   double achieved_flop_per_s = 0;   // per device, from the per-operator rooflines
   Cost cost;
   Scores scores;
-  bool priced = false;              // TCO known: ranked on cost
+  bool priced = false;              // TCO known
+  std::optional<PriceToWin> price_to_win;  // unpriced and ranked above the best priced finalist
+  // The unit the part is bought (or rented) in, from the catalog's systems:
+  // the one that leaves the fewest devices over; nullptr when none holds it.
+  const catalog::System* system = nullptr;
+  std::optional<double> break_even_utilisation;  // buying and renting both priced: above it buying is cheaper
   bool pareto = false;
   bool meets_objective = true;      // false only for a baseline that misses it
   std::optional<TrainPlan> train;
@@ -178,8 +192,18 @@ report::Document build_report(const Scenario& s, const Advice& a, std::size_t to
 
 // The answer in one sentence: "Buy 2 x Intel Gaudi 3 (bf16): 655 samples/s, 25 h
 // to train, $38.7 k over 4 years; 2nd choice 2 x NVIDIA H100 at +73 % cost."
-// With no feasible part, says so with the closest misses.
+// It names the best finalist whose price is known (Buy or Rent, as its TCO
+// is counted, with the TCO the table shows and the precision the table
+// shows), then the unpriced finalists ranked above it with the price at
+// which each would win. With no priced finalist it recommends nothing to
+// buy; with no feasible part, says so with the closest misses.
 std::string answer_line(const Scenario& s, const Advice& a);
+
+// The precision a configuration runs, as the table shows it: the compute
+// format, then the weights' and KV cache's own formats when the scenario
+// sets them for serving ("fp8+int4-weights+fp8-kv", a form the scenario's
+// `precisions:` accepts).
+std::string precision_label(const Scenario& s, const Candidate& c);
 
 // True when the slow end of a candidate's likely range (the model's measured
 // error on published rows like it, docs/model.md#ranges) misses the

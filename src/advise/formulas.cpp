@@ -88,6 +88,33 @@ TcoOutput tco(const TcoInput& in) {
   return out;
 }
 
+std::optional<double> price_for_tco(TcoInput in, double target_usd) {
+  if (in.cloud) {
+    in.cloud_usd_per_hour = 1;
+    const std::optional<double> per_unit = tco(in).cloud_usd;  // the TCO of $1/h
+    if (!per_unit || *per_unit <= 0) return std::nullopt;
+    return target_usd / *per_unit;
+  }
+  in.unit_price_usd = 1;
+  const TcoOutput at_one = tco(in);  // capex of $1 a device, and the energy
+  if (!at_one.energy_usd || !at_one.capex_usd || *at_one.capex_usd <= 0) return std::nullopt;
+  const double left = target_usd - *at_one.energy_usd;
+  if (left <= 0) return std::nullopt;
+  return left / *at_one.capex_usd;
+}
+
+std::optional<double> break_even_utilisation(TcoInput in) {
+  if (!in.unit_price_usd || !in.cloud_usd_per_hour || !in.power_w) return std::nullopt;
+  in.utilisation = 1;
+  in.cloud = false;
+  const TcoOutput buy = tco(in);   // capex, and the energy of a fully busy horizon
+  in.cloud = true;
+  const TcoOutput rent = tco(in);  // renting for the whole horizon
+  const double saved = *rent.cloud_usd - *buy.energy_usd;  // per unit of utilisation
+  if (saved <= 0) return std::nullopt;
+  return *buy.capex_usd / saved;
+}
+
 std::vector<bool> pareto_front(const std::vector<std::vector<double>>& points) {
   std::vector<bool> front(points.size(), true);
   for (std::size_t i = 0; i < points.size(); ++i) {

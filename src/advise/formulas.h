@@ -58,6 +58,19 @@ struct TcoOutput {
 inline constexpr double kHoursPerYear = 8766;  // 365.25 days
 TcoOutput tco(const TcoInput& in);
 
+// The inverse of tco() for an unpriced part: the per-device price at which
+// its TCO is `target_usd` (`in`'s own price is ignored): a list price in USD
+// on-prem, a rate in USD per device-hour when `in.cloud`. Empty when no
+// price gets there: energy alone costs more, or the TDP is unknown on-prem.
+std::optional<double> price_for_tco(TcoInput in, double target_usd);
+
+// Rent vs buy: the utilisation at which buying (capex + energy, both from
+// `in`) costs what renting the same devices for the busy hours costs. Above
+// it buying is cheaper. Empty when a price or the TDP is unknown, or when
+// renting is cheaper at any utilisation (the hourly rate does not exceed the
+// energy it saves). May exceed 1: buying never pays within the horizon.
+std::optional<double> break_even_utilisation(TcoInput in);
+
 // Pareto front of points to minimise in every coordinate: true where no
 // other point is <= in all coordinates and < in one. Order-independent.
 std::vector<bool> pareto_front(const std::vector<std::vector<double>>& points);

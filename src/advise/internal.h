@@ -5,6 +5,7 @@
 #include <string>
 
 #include "advise/advise.h"
+#include "advise/formulas.h"
 
 namespace rooftop::advise {
 
@@ -21,8 +22,14 @@ double ecosystem_score(const Scenario& s, const catalog::Accelerator& a, std::ve
 // catalog (energy unknown)"; empty when it can be priced.
 std::string missing_cost(const Scenario& s, const catalog::Accelerator& a);
 
-// Compute bought: devices x dense peak at the chosen precision (FLOP/s).
-double capacity(const Candidate& c);
+// Compute bought: devices x the part's fastest dense peak among the
+// scenario's allowed precisions (FLOP/s). Not the chosen precision's peak: a
+// run in fp32 on a bf16 part buys the bf16 part all the same.
+double capacity(const Scenario& s, const Candidate& c);
+
+// What tco() needs to price `c` for the scenario (buying, or renting when the
+// deployment is cloud); its prices from the catalog.
+TcoInput tco_input(const Scenario& s, const Candidate& c);
 
 // Scores, Pareto front, ranking and explanations of out.candidates (and the baseline).
 void score_and_rank(const Scenario& s, Advice& out);

@@ -139,23 +139,19 @@ std::string objective_text(const Scenario& s, const std::string& unit) {
   return "";
 }
 
-std::vector<std::string> row(std::size_t rank, const Candidate& c) {
-  return {rank ? std::to_string(rank) : "baseline",
-          c.accelerator->id + (c.accelerator->caveats.empty() ? "" : " (!)"),
-          std::to_string(c.count),
-          std::string(to_string(c.precision)),
-          std::to_string(c.batch),
-          si(c.throughput, c.throughput_unit),
-          c.train ? human_seconds(c.train->time_to_train_s) : human_seconds(c.latency_s),
-          money(c.cost.tco_usd),
-          c.power_w ? si(*c.power_w, "W") : "unknown",
-          fixed(c.scores.total, 2) + (c.priced ? "" : "*"),
-          c.pareto ? "yes" : ""};
-}
-
 std::vector<std::string> row(const Scenario& s, std::size_t rank, const Candidate& c) {
-  std::vector<std::string> r = row(rank, c);
-  if (s.rank_least_capacity) r.insert(r.begin() + 5, si(capacity(c), "FLOP/s"));
+  std::vector<std::string> r = {rank ? std::to_string(rank) : "baseline",
+                                c.accelerator->id + (c.accelerator->caveats.empty() ? "" : " (!)"),
+                                std::to_string(c.count),
+                                precision_label(s, c),
+                                std::to_string(c.batch),
+                                si(c.throughput, c.throughput_unit),
+                                c.train ? human_seconds(c.train->time_to_train_s) : human_seconds(c.latency_s),
+                                money(c.cost.tco_usd),
+                                c.power_w ? si(*c.power_w, "W") : "unknown",
+                                fixed(c.scores.total, 2) + (c.priced ? "" : "*"),
+                                c.pareto ? "yes" : ""};
+  if (s.rank_least_capacity) r.insert(r.begin() + 5, si(capacity(s, c), "FLOP/s"));
   return r;
 }
 
@@ -241,17 +237,83 @@ bool objective_at_risk(const Scenario& s, const Candidate& c) {
   return risk;
 }
 
+std::string precision_label(const Scenario& s, const Candidate& c) {
+  std::string out(to_string(c.precision));
+  if (s.task == workload::Task::train) return out;
+  if (s.weight_precision && *s.weight_precision != c.precision) out += "+" + std::string(to_string(*s.weight_precision)) + "-weights";
+  if (s.kv_precision && *s.kv_precision != c.precision) out += "+" + std::string(to_string(*s.kv_precision)) + "-kv";
+  return out;
+}
+
+namespace {
+
+// " (buying: $360 k)" after a TCO figure under `deployment: either`: the
+// other way to pay, so that both figures are on the line.
+std::string other_way(const Scenario& s, const Candidate& c) {
+  if (s.deployment != Deployment::either) return "";
+  if (c.cost.rented && c.accelerator->cloud_only) return " (not sold: rented only)";
+  if (c.cost.rented) {
+    return " (buying: " + (c.cost.capex_usd && c.cost.energy_usd ? usd(*c.cost.capex_usd + *c.cost.energy_usd) : std::string("price unknown")) + ")";
+  }
+  return " (renting: " + (c.cost.cloud_usd ? usd(*c.cost.cloud_usd) : std::string("price unknown")) + ")";
+}
+
+// An unpriced finalist ranked above the one to buy, and what it would have
+// to cost to win: "8 x NVIDIA B200 (no list price in the catalog; at $31.2 k
+// or less per device it would win)".
+std::string unpriced_rival(const Scenario& s, const Candidate& c) {
+  std::string line = setup(c) + " (" + missing_cost(s, *c.accelerator) + "; ";
+  if (!c.price_to_win) return line + "it might beat it)";
+  const PriceToWin& p = *c.price_to_win;
+  if (p.any_price) return line + "it would win at any price)";
+  return line + "at " + (p.per_hour ? usd_per_hour(p.usd) : usd(p.usd)) + " or less per device it would win)";
+}
+
+// The unit the chosen part is sold or rented in (c.system): "; as sold: 1 x
+// NVIDIA DGX B200 (node of 8, 14.3 kW, $515 k; the plan uses 4 of the 8)";
+// empty when the catalog has no system holding it.
+std::string as_sold(const Candidate& c) {
+  const catalog::System* pick = c.system;
+  if (!pick) return "";
+  const long long per = std::llround(*pick->accelerators.value);
+  const long long units = (c.count + per - 1) / per;
+  std::string what = std::string(catalog::to_string(pick->unit)) + " of " + std::to_string(per);
+  if (pick->power_w.known()) what += ", " + si(*pick->power_w.value, "W");
+  if (pick->cooling == catalog::Cooling::liquid) what += ", liquid-cooled";
+  if (c.cost.rented && pick->price.cloud_usd_per_hour.known()) what += ", " + usd_per_hour(*pick->price.cloud_usd_per_hour.value);
+  if (!c.cost.rented && pick->price.list_usd.known()) what += ", " + usd(*pick->price.list_usd.value);
+  if (units * per > c.count) what += "; the plan uses " + std::to_string(c.count) + " of the " + std::to_string(units * per);
+  return "; as sold: " + std::to_string(units) + " x " + pick->name + " (" + what + ")";
+}
+
+}  // namespace
+
 std::string answer_line(const Scenario& s, const Advice& a) {
   if (a.candidates.empty()) return "No recommendation: " + nothing_feasible(s, a) + ".";
-  const Candidate& best = a.candidates.front();
-  std::string line = std::string(s.deployment == Deployment::cloud ? "Rent " : "Buy ") + setup(best) + " (" +
-                     std::string(to_string(best.precision)) + "): " + headline(s, best) + likely(s, best) + ", " +
-                     (best.priced ? usd(*best.cost.tco_usd) + " over " + horizon(s.horizon_years)
-                                  : "cost unknown (" + missing_cost(s, *best.accelerator) + ")");
-  if (a.candidates.size() > 1) {
-    const Candidate& next = a.candidates[1];
-    const std::string delta = cost_delta(next, best);
-    line += "; 2nd choice " + setup(next) + (delta == "cost unknown" ? " (cost unknown)" : " at " + delta);
+  // The answer is the best finalist whose cost is known: nobody is told to
+  // buy what cannot be priced, and the unpriced parts ranked above it are named.
+  auto lead_it = std::find_if(a.candidates.begin(), a.candidates.end(), [](const Candidate& c) { return c.priced; });
+  const Candidate& best = lead_it == a.candidates.end() ? a.candidates.front() : *lead_it;
+  const std::size_t rank = static_cast<std::size_t>(&best - a.candidates.data()) + 1;
+  const std::string what = setup(best) + " (" + precision_label(s, best) + ")" +
+                           (rank > 1 ? ", rank " + std::to_string(rank) + " in the table" : "") + ": " +
+                           headline(s, best) + likely(s, best) + ", ";
+  std::string line;
+  if (!best.priced) {
+    line = "Nothing to buy on cost: no finalist has a price in the catalog (give a quote under economics.prices); "
+           "best on the known criteria " + what + "cost unknown (" + missing_cost(s, *best.accelerator) + ")";
+  } else {
+    line = std::string(best.cost.rented ? "Rent " : "Buy ") + what + usd(*best.cost.tco_usd) + " over " +
+           horizon(s.horizon_years) + other_way(s, best) + as_sold(best);
+    auto next = std::find_if(lead_it + 1, a.candidates.end(), [](const Candidate& c) { return c.priced; });
+    if (next != a.candidates.end()) line += "; 2nd choice " + setup(*next) + " at " + cost_delta(*next, best);
+    std::vector<std::string> rivals;
+    for (auto c = a.candidates.begin(); c != lead_it; ++c) rivals.push_back(unpriced_rival(s, *c));
+    if (!rivals.empty()) {
+      line += "; ranked above it but unpriced: ";
+      for (std::size_t i = 0; i < rivals.size() && i < 3; ++i) line += (i ? ", " : "") + rivals[i];
+      if (rivals.size() > 3) line += " and " + std::to_string(rivals.size() - 3) + " more";
+    }
   }
   if (a.baseline && a.baseline->priced && best.priced) {
     line += "; your " + setup(*a.baseline) + " is " + cost_delta(*a.baseline, best);
@@ -263,7 +325,7 @@ std::string answer_line(const Scenario& s, const Advice& a) {
       return c.accelerator == a.baseline->accelerator && c.count < a.baseline->count;
     });
     if (same != a.candidates.end()) {
-      line += "; " + setup(*same) + " (" + std::string(to_string(same->precision)) + ") would have been enough: " +
+      line += "; " + setup(*same) + " (" + precision_label(s, *same) + ") would have been enough: " +
               headline(s, *same) + ", against the " + std::to_string(a.baseline->count) + " you have";
     }
   }
@@ -283,10 +345,10 @@ std::string weights_line(const Scenario& s) {
          one("ecosystem", w.ecosystem) + ", " + one("energy efficiency", w.energy_efficiency) + ", " +
          one("TCO", w.tco) + " (set them in the scenario's `weights:`); " +
          (s.rank_least_capacity ? "the rank follows the capacity, least first (rank_by: least_capacity), then the score. "
-          : w.tco > 0           ? "the rank follows the score, parts whose cost is known first. "
                                 : "the rank follows the score. ") +
-         "* = TCO unknown: scored on the criteria that are known" + (w.tco > 0 && !s.rank_least_capacity ? ", ranked after the priced parts" : "") +
-         ". (!) = caveat below.";
+         "* = TCO unknown: scored on the criteria that are known and ranked on them (of two rows showing the same "
+         "score, the priced one first); the first line names the best priced part and what each unpriced part above "
+         "it would have to cost to win. (!) = caveat below.";
 }
 
 report::Document build_report(const Scenario& s, const Advice& a, std::size_t top, bool for_terminal) {

@@ -299,6 +299,11 @@ Result<Scenario> parse_scenario(std::string_view text, const std::string& file) 
     if (auto c = root.map("constraints")) read_constraints(*c, s);
     if (auto e = root.map("economics")) read_economics(*e, s);
     else s.defaults_used = {"horizon_years", "energy_usd_per_kwh", "pue", "utilisation"};
+    if (auto f = root.map("facility")) {
+      s.rack_kw = f->num("rack_kw", false, 0.1, 10000);
+      s.liquid_cooling = f->boolean("liquid_cooling");
+      f->finish();
+    }
     if (auto b = root.map("baseline")) read_baseline(*b, s);
     if (auto w = root.map("weights")) read_weights(*w, s.weights);
     if (auto r = root.choice("rank_by", {"score", "least_capacity"})) s.rank_least_capacity = *r == "least_capacity";

@@ -106,6 +106,12 @@ struct Scenario {
   std::vector<PriceOverride> prices;         // economics.prices, applied over the catalog
   std::string today;                         // "YYYY-MM-DD" from the caller's clock; empty = prices are not aged
 
+  // Facility (docs/advise.md#facility): the power one rack may draw and
+  // whether the floor has liquid cooling. A purchase unit (a catalog system)
+  // that needs more is rejected, saying so.
+  std::optional<double> rack_kw;
+  std::optional<bool> liquid_cooling;
+
   std::optional<Baseline> baseline;
   Weights weights;
   // rank_by: score (default) or least_capacity, for "what would have been

@@ -58,6 +58,19 @@ double objective_cost(const Scenario& s, const Candidate& c) {
   return 0;
 }
 
+// The weighted sum of the known criteria and the weight they carry.
+struct WeightedSum {
+  double sum = 0, weight = 0;
+};
+WeightedSum weighted(const Weights& w, const Scores& sc) {
+  WeightedSum out{w.compute_adequacy * sc.compute_adequacy + w.bandwidth_fit * sc.bandwidth_fit +
+                      w.precision * sc.precision + w.ecosystem * sc.ecosystem,
+                  w.compute_adequacy + w.bandwidth_fit + w.precision + w.ecosystem};
+  if (sc.energy_efficiency) out.sum += w.energy_efficiency * *sc.energy_efficiency, out.weight += w.energy_efficiency;
+  if (sc.tco) out.sum += w.tco * *sc.tco, out.weight += w.tco;
+  return out;
+}
+
 void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco) {
   const catalog::Accelerator& a = *c.accelerator;
   Scores& sc = c.scores;
@@ -129,24 +142,47 @@ void score_one(const Scenario& s, Candidate& c, double best_ppw, double best_tco
     std::string dates;
     if (!c.cost.list_price_date.empty()) dates += "; list price dated " + c.cost.list_price_date;
     if (!c.cost.cloud_price_date.empty()) dates += "; cloud price dated " + c.cost.cloud_price_date;
+    std::string rent_vs_buy;
+    if (c.break_even_utilisation)
+      rent_vs_buy = "; rent vs buy: break-even at " + pct(*c.break_even_utilisation) + " utilisation (buying is cheaper above it; the scenario assumes " + pct(s.utilisation) + ")";
     ex.push_back("TCO " + two(*sc.tco) + ": " + usd(*c.cost.tco_usd) + " over " + years(s.horizon_years) + " (" + parts +
-                 dates + "; the cheapest candidate costs " + usd(best_tco) + ")");
+                 dates + "; the cheapest candidate costs " + usd(best_tco) + ")" + rent_vs_buy);
   } else {
     sc.tco.reset();
     ex.push_back("TCO unknown (" + missing_cost(s, a) + "): scored on the other criteria only");
   }
-  const Weights& w = s.weights;
-  double sum = w.compute_adequacy * sc.compute_adequacy + w.bandwidth_fit * sc.bandwidth_fit +
-               w.precision * sc.precision + w.ecosystem * sc.ecosystem;
-  double weight = w.compute_adequacy + w.bandwidth_fit + w.precision + w.ecosystem;
-  if (sc.energy_efficiency) sum += w.energy_efficiency * *sc.energy_efficiency, weight += w.energy_efficiency;
-  if (sc.tco) sum += w.tco * *sc.tco, weight += w.tco;
-  sc.total = weight > 0 ? sum / weight : 0;
+  const WeightedSum ws = weighted(s.weights, sc);
+  sc.total = ws.weight > 0 ? ws.sum / ws.weight : 0;
+}
+
+// An unpriced candidate ranked above `lead` (the best priced finalist): the
+// price at which a TCO score would lift its total above lead's. The other
+// candidates' TCO scores stay as they are while its TCO is no lower than
+// the cheapest one's (`best_tco`), which holds for any score it needs below 1.
+std::optional<PriceToWin> price_to_win(const Scenario& s, const Candidate& c, const Candidate& lead, double best_tco) {
+  const WeightedSum ws = weighted(s.weights, c.scores);
+  const double w_tco = s.weights.tco;
+  PriceToWin p;
+  p.per_hour = s.deployment == Deployment::cloud;
+  // Cost is no criterion, or the rank is by capacity: its price cannot change the rank.
+  if (w_tco <= 0 || s.rank_least_capacity) return p.any_price = true, p;
+  // (sum + w_tco x t) / (weight + w_tco) > lead's total, solved for the TCO score t.
+  const double t = (lead.scores.total * (ws.weight + w_tco) - ws.sum) / w_tco;
+  if (t <= 0) return p.any_price = true, p;
+  if (t >= 1 || best_tco <= 0) return std::nullopt;
+  std::optional<double> usd = price_for_tco(tco_input(s, c), best_tco / t);
+  if (!usd) return std::nullopt;
+  p.usd = *usd;
+  return p;
 }
 
 }  // namespace
 
-double capacity(const Candidate& c) { return c.count * c.accelerator->peak(c.precision).or_else(0); }
+double capacity(const Scenario& s, const Candidate& c) {
+  double peak = c.accelerator->peak(c.precision).or_else(0);
+  for (Precision p : s.precisions) peak = std::max(peak, c.accelerator->peak(p).or_else(0));
+  return c.count * peak;
+}
 
 std::string missing_cost(const Scenario& s, const catalog::Accelerator& a) {
   if (s.deployment == Deployment::cloud) return a.price.cloud_usd_per_hour.known() ? "" : "no cloud price in the catalog";
@@ -246,22 +282,26 @@ void score_and_rank(const Scenario& s, Advice& out) {
   std::vector<bool> front = pareto_front(pts);
   for (std::size_t k = 0; k < idx.size(); ++k) out.candidates[idx[k]].pareto = front[k];
 
-  // One ordering, by what the table shows: when cost is a criterion, the
-  // parts whose cost is known first (the TCO column says "unknown" for the
-  // others: a buyer is not told to buy what cannot be priced), then the score
-  // (rounded as shown, so that two rows showing the same score are ordered by
-  // the tie-breaks a reader can check too: the lower TCO, then fewer devices).
+  // One ordering, by what the table shows: the score, rounded as shown, so
+  // that two rows showing the same score are ordered by tie-breaks a reader
+  // can check too: a part whose cost is known before one whose cost is not,
+  // then the lower TCO; two unpriced parts by their own score (nothing else
+  // tells them apart); then fewer devices. An unpriced part is ranked on its
+  // merits: the answer line says what it would have to cost to win.
   auto shown = [](const Candidate& c) { return std::round(c.scores.total * 100); };
-  const bool cost_counts = s.weights.tco > 0;
   std::sort(out.candidates.begin(), out.candidates.end(), [&](const Candidate& x, const Candidate& y) {
-    if (s.rank_least_capacity && capacity(x) != capacity(y)) return capacity(x) < capacity(y);
-    if (cost_counts && x.priced != y.priced) return x.priced;
+    if (s.rank_least_capacity && capacity(s, x) != capacity(s, y)) return capacity(s, x) < capacity(s, y);
     if (shown(x) != shown(y)) return shown(x) > shown(y);
     if (x.priced != y.priced) return x.priced;
     if (x.priced && *x.cost.tco_usd != *y.cost.tco_usd) return *x.cost.tco_usd < *y.cost.tco_usd;
+    if (!x.priced && x.scores.total != y.scores.total) return x.scores.total > y.scores.total;
     if (x.count != y.count) return x.count < y.count;
     return x.accelerator->id < y.accelerator->id;
   });
+  auto lead = std::find_if(out.candidates.begin(), out.candidates.end(), [](const Candidate& c) { return c.priced; });
+  if (lead != out.candidates.end()) {
+    for (auto c = out.candidates.begin(); c != lead; ++c) c->price_to_win = price_to_win(s, *c, *lead, best_tco);
+  }
   for (Candidate& c : out.candidates) {
     if (c.pareto) {
       const char* perf = s.objective == ObjectiveKind::train     ? "time to train"

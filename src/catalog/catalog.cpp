@@ -15,6 +15,8 @@ namespace rooftop::catalog {
 namespace fs = std::filesystem;
 
 std::string_view to_string(Kind k) { return enum_name(kKinds, k); }
+std::string_view to_string(PurchaseUnit u) { return enum_name(kPurchaseUnits, u); }
+std::string_view to_string(Cooling c) { return enum_name(kCoolings, c); }
 
 std::string_view to_string(FormFactor f) { return enum_name(kFormFactors, f); }
 
@@ -105,10 +107,12 @@ std::string source_key(const Accelerator& a, const std::string& citation) {
 
 std::vector<SourceText> embedded_sources() {
   std::vector<SourceText> out;
-  for (const EmbeddedFile& f : embedded_files_under("accelerators/")) {
-    std::string path(f.path);
-    if (path.size() < 5 || (path.substr(path.size() - 5) != ".yaml" && path.substr(path.size() - 4) != ".yml")) continue;
-    out.push_back(SourceText{"embedded:" + path, std::string(f.content)});
+  for (const char* dir : {"accelerators/", "systems/"}) {
+    for (const EmbeddedFile& f : embedded_files_under(dir)) {
+      std::string path(f.path);
+      if (path.size() < 5 || (path.substr(path.size() - 5) != ".yaml" && path.substr(path.size() - 4) != ".yml")) continue;
+      out.push_back(SourceText{"embedded:" + path, std::string(f.content)});
+    }
   }
   return out;
 }
@@ -143,24 +147,35 @@ Result<std::vector<SourceText>> read_layer(const std::string& path) {
   return out;
 }
 
+// One layer's entries: parts and systems.
+struct Layer {
+  std::vector<Accelerator> accelerators;
+  std::vector<System> systems;
+};
+
 // Parses one layer; all problems go to `diag`. Duplicate ids inside the
 // layer are an error (which one would win is not obvious).
-std::vector<Accelerator> parse_layer(const std::vector<SourceText>& layer, Diagnostics& diag) {
-  std::vector<Accelerator> out;
+Layer parse_layer(const std::vector<SourceText>& layer, Diagnostics& diag) {
+  Layer out;
   std::map<std::string, std::string> origin_of;
+  auto first = [&](const std::string& id, const std::string& origin, const char* what) {
+    auto [it, inserted] = origin_of.emplace(id, origin);
+    if (!inserted) diag.add(Errc::invalid_input, std::string("duplicate ") + what + " id '" + id + "' (also defined in " + it->second + ")", origin);
+    return inserted;
+  };
   for (const SourceText& src : layer) {
+    if (is_system_entry(src)) {
+      Result<System> y = parse_system(src);
+      if (!y) diag.errors.push_back(y.error());
+      else if (first(y->id, y->origin, "system")) out.systems.push_back(std::move(*y));
+      continue;
+    }
     Result<Accelerator> a = parse_accelerator(src);
     if (!a) {
       diag.errors.push_back(a.error());
       continue;
     }
-    auto [it, inserted] = origin_of.emplace(a->id, a->origin);
-    if (!inserted) {
-      diag.add(Errc::invalid_input, "duplicate accelerator id '" + a->id + "' (also defined in " + it->second + ")",
-               a->origin);
-      continue;
-    }
-    out.push_back(std::move(*a));
+    if (first(a->id, a->origin, "accelerator")) out.accelerators.push_back(std::move(*a));
   }
   return out;
 }
@@ -186,17 +201,37 @@ void check_names_unique(const std::vector<Accelerator>& all, Diagnostics& diag) 
 Result<Catalog> load_catalog(const std::vector<SourceText>& base, const std::vector<std::string>& overlay_paths) {
   Diagnostics diag;
   std::map<std::string, Accelerator> by_id;
-  for (Accelerator& a : parse_layer(base, diag)) by_id[a.id] = std::move(a);
+  std::map<std::string, System> systems;
+  auto add = [&](Layer layer) {
+    for (Accelerator& a : layer.accelerators) by_id[a.id] = std::move(a);
+    for (System& y : layer.systems) systems[y.id] = std::move(y);
+  };
+  add(parse_layer(base, diag));
   for (const std::string& path : overlay_paths) {
     Result<std::vector<SourceText>> layer = read_layer(path);
     if (!layer) return make_error(layer.error());
-    for (Accelerator& a : parse_layer(*layer, diag)) by_id[a.id] = std::move(a);
+    add(parse_layer(*layer, diag));
   }
   Catalog cat;
   for (auto& [id, a] : by_id) cat.accelerators.push_back(std::move(a));
   check_names_unique(cat.accelerators, diag);
+  // A system holds a part of the catalog, named by its id.
+  for (auto& [id, y] : systems) {
+    Result<const Accelerator*> a = cat.get(y.accelerator);
+    if (!a) diag.add(Errc::invalid_input, "system " + y.id + " holds " + a.error().message, y.origin);
+    else y.accelerator = (*a)->id;
+    cat.systems.push_back(std::move(y));
+  }
   ROOFTOP_TRY(diag.to_result());
   return cat;
+}
+
+std::vector<const System*> Catalog::systems_for(std::string_view id) const {
+  std::vector<const System*> out;
+  for (const System& y : systems) {
+    if (y.accelerator == id) out.push_back(&y);
+  }
+  return out;
 }
 
 namespace {

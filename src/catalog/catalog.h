@@ -186,8 +186,59 @@ struct MissingField {
 // precision written as null with a reason. In field order.
 std::vector<MissingField> missing_fields(const Accelerator& a);
 
+// One YAML document to read: its text and the name used in messages.
+struct SourceText {
+  std::string name;  // "embedded:accelerators/nvidia-t4.yaml" or a file path
+  std::string text;
+};
+
+// A system as it is sold or rented (data/systems/*.yaml,
+// docs/catalog.md#systems-as-sold): the accelerators it holds and the unit a buyer
+// orders, with its host, power, rack space, cooling and price, each sourced.
+enum class PurchaseUnit { node, rack, slice, instance, card, kit };
+inline constexpr EnumName<PurchaseUnit> kPurchaseUnits[] = {
+    {PurchaseUnit::node, "node"},         {PurchaseUnit::rack, "rack"}, {PurchaseUnit::slice, "slice"},
+    {PurchaseUnit::instance, "instance"}, {PurchaseUnit::card, "card"}, {PurchaseUnit::kit, "kit"}};
+static_assert(enum_table_complete(kPurchaseUnits, static_cast<std::size_t>(PurchaseUnit::kit) + 1));
+enum class Cooling { unknown, air, liquid };
+inline constexpr EnumName<Cooling> kCoolings[] = {
+    {Cooling::unknown, "unknown"}, {Cooling::air, "air"}, {Cooling::liquid, "liquid"}};
+static_assert(enum_table_complete(kCoolings, static_cast<std::size_t>(Cooling::liquid) + 1));
+std::string_view to_string(PurchaseUnit u);
+std::string_view to_string(Cooling c);
+
+struct System {
+  std::string id;                   // "nvidia-dgx-b200"
+  std::string name;                 // "NVIDIA DGX B200"
+  std::string vendor;
+  std::string accelerator;          // id of the part it holds (an entry of the catalog)
+  Sourced accelerators;             // how many per unit (devices)
+  PurchaseUnit unit = PurchaseUnit::node;
+  std::string host_cpu;             // "2 x Intel Xeon Platinum 8570"; empty = not stated
+  Sourced host_memory_bytes;
+  std::string nics;                 // "8 x ConnectX-7 400 Gb/s"; empty = not stated
+  Sourced power_w;                  // the whole unit, from the vendor's datasheet (maximum)
+  Sourced rack_units;               // U; a rack-scale unit gives the rack's own height
+  Cooling cooling = Cooling::unknown;
+  std::string cooling_source;
+  bool cloud_only = false;          // rented only (an instance shape, a TPU slice)
+  Price price;                      // per unit: list price, or per unit-hour
+  std::string notes;
+  std::string origin;
+  std::map<std::string, std::string> sources;
+};
+
+// Parses and validates one system entry (strict, like parse_accelerator).
+Result<System> parse_system(const SourceText& src);
+// True when the document is a system entry (it has a top-level `holds:`).
+bool is_system_entry(const SourceText& src);
+
 struct Catalog {
   std::vector<Accelerator> accelerators;  // sorted by id
+  std::vector<System> systems;            // sorted by id; each holds an entry of `accelerators`
+
+  // The systems that hold accelerator `id`, in id order.
+  std::vector<const System*> systems_for(std::string_view id) const;
 
   // By id or alias (case-insensitive); nullptr when absent.
   const Accelerator* find(std::string_view id_or_alias) const;
@@ -201,12 +252,6 @@ struct Catalog {
   const Accelerator* match_reported_name(std::string_view reported) const;
 };
 
-// One YAML document to read: its text and the name used in messages.
-struct SourceText {
-  std::string name;  // "embedded:accelerators/nvidia-t4.yaml" or a file path
-  std::string text;
-};
-
 // Parses and validates one entry (strict: unknown keys, numbers without a
 // source, bad units are errors with "file:line"; all problems are reported
 // in one Error).
@@ -214,6 +259,7 @@ Result<Accelerator> parse_accelerator(const SourceText& src);
 
 // Every problem parse_accelerator finds, one Error each (context
 // "file:line"); empty when the entry is valid. For `rooftop catalog validate`.
+// A system entry (one with `holds:`) is checked as a system.
 std::vector<Error> check_accelerator(const SourceText& src);
 
 // The key of the file's `sources:` map whose citation is `citation` (for
@@ -226,7 +272,9 @@ std::string source_key(const Accelerator& a, const std::string& citation);
 // error.
 Result<Catalog> load_catalog(const std::vector<SourceText>& base, const std::vector<std::string>& overlay_paths);
 
-// The embedded entries (data/accelerators/*.yaml) as SourceText.
+// The embedded entries (data/accelerators/*.yaml and data/systems/*.yaml) as
+// SourceText. A layer's system entries are told apart by `holds:`; a system
+// that holds an id the catalog lacks is an error.
 std::vector<SourceText> embedded_sources();
 
 }  // namespace rooftop::catalog

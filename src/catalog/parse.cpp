@@ -254,17 +254,22 @@ class EntryReader {
   std::set<std::string> used_;
 };
 
-void read_identity(YamlMap& top, EntryReader& r, Accelerator& a) {
-  a.id = top.str("id", true).value_or("");
-  if (!a.id.empty() && !valid_id(a.id))
-    top.error(top.raw("id"), "id '" + a.id + "' must be lowercase letters, digits, '.', '+' or '-'");
+// id (equal to the file name), name and vendor, shared by parts and systems.
+void read_names(YamlMap& top, EntryReader& r, std::string& id, std::string& name, std::string& vendor) {
+  id = top.str("id", true).value_or("");
+  if (!id.empty() && !valid_id(id))
+    top.error(top.raw("id"), "id '" + id + "' must be lowercase letters, digits, '.', '+' or '-'");
   std::string stem = file_stem(r.file());
-  if (!a.id.empty() && !stem.empty() && stem != a.id)
-    top.error(top.raw("id"), "id '" + a.id + "' does not match the file name '" + stem + ".yaml'");
-  a.name = top.str("name", true).value_or("");
-  a.vendor = top.str("vendor", true).value_or("");
-  if (!a.vendor.empty() && (!valid_id(a.vendor) || a.vendor.find_first_of(".+") != std::string::npos))
-    top.error(top.raw("vendor"), "vendor '" + a.vendor + "' must be lowercase letters, digits or '-'");
+  if (!id.empty() && !stem.empty() && stem != id)
+    top.error(top.raw("id"), "id '" + id + "' does not match the file name '" + stem + ".yaml'");
+  name = top.str("name", true).value_or("");
+  vendor = top.str("vendor", true).value_or("");
+  if (!vendor.empty() && (!valid_id(vendor) || vendor.find_first_of(".+") != std::string::npos))
+    top.error(top.raw("vendor"), "vendor '" + vendor + "' must be lowercase letters, digits or '-'");
+}
+
+void read_identity(YamlMap& top, EntryReader& r, Accelerator& a) {
+  read_names(top, r, a.id, a.name, a.vendor);
   a.aliases = top.str_list("aliases");
   for (std::string& alias : a.aliases) alias = to_lower(alias);
   if (auto k = top.choice("kind", enum_names(kKinds), true)) a.kind = *parse_kind(*k);
@@ -366,8 +371,8 @@ void read_power(YamlMap& top, EntryReader& r, Accelerator& a) {
 // A price needs its date (prices move); the cloud price names its provider
 // and region. A part that can only be rented says `cloud_only: true` and has
 // no list price.
-void read_price(YamlMap& top, EntryReader& r, Accelerator& a) {
-  a.cloud_only = top.boolean("cloud_only").value_or(false);
+void read_price(YamlMap& top, EntryReader& r, Price& price, bool& cloud_only) {
+  cloud_only = top.boolean("cloud_only").value_or(false);
   std::optional<YamlMap> p = top.map("price");
   if (!p) return;
   std::string src = r.section_source(*p);
@@ -389,11 +394,11 @@ void read_price(YamlMap& top, EntryReader& r, Accelerator& a) {
       if (w.region) *w.region = m.str("region", known).value_or("");
     };
   };
-  a.price.list_usd = r.number(*p, "list_usd", src, kUsd, dated("list_usd", {&a.price.list_date, nullptr, nullptr}));
-  a.price.cloud_usd_per_hour =
+  price.list_usd = r.number(*p, "list_usd", src, kUsd, dated("list_usd", {&price.list_date, nullptr, nullptr}));
+  price.cloud_usd_per_hour =
       r.number(*p, "cloud_usd_per_hour", src, kUsdPerHour,
-               dated("cloud_usd_per_hour", {&a.price.cloud_date, &a.price.cloud_provider, &a.price.cloud_region}));
-  if (a.cloud_only && a.price.list_usd.known())
+               dated("cloud_usd_per_hour", {&price.cloud_date, &price.cloud_provider, &price.cloud_region}));
+  if (cloud_only && price.list_usd.known())
     p->error(p->raw("list_usd"), "'price.list_usd' is given but the part is cloud_only (it cannot be bought)");
   p->finish();
 }
@@ -471,32 +476,84 @@ void sort_by_line(std::vector<Error>& errors) {
                    [&](const Error& x, const Error& y) { return line_of(x) < line_of(y); });
 }
 
-Accelerator read_entry(const SourceText& src, Diagnostics& diag) {
-  Accelerator a;
-  a.origin = src.name;
+// One entry file, part or system: parsed YAML, no duplicate keys, the
+// `sources:` map read first, then `body(top, reader, entry)` reads the
+// sections; unknown keys and unused sources are reported, in file order.
+template <class Entry, class Body>
+Entry read_document(const SourceText& src, Diagnostics& diag, const char* what, Body body) {
+  Entry e;
+  e.origin = src.name;
   Result<YAML::Node> root = load_yaml(src.text, src.name);
   if (!root) {
     diag.errors.push_back(root.error());
-    return a;
+    return e;
   }
   check_duplicate_keys(*root, src.name, &diag);
-  YamlMap top(*root, src.name, "accelerator", &diag);
-  if (!top.valid()) return a;
+  YamlMap top(*root, src.name, what, &diag);
+  if (!top.valid()) return e;
   EntryReader r(src.name, &diag);
-  r.read_sources(top, a.sources);
-  read_identity(top, r, a);
-  read_compute(top, r, a);
-  read_memory(top, r, a);
-  read_interconnect(top, r, a);
-  read_power(top, r, a);
-  read_price(top, r, a);
-  read_software(top, r, a);
-  read_efficiency(top, r, a);
-  read_caveats(top, r, a);
+  r.read_sources(top, e.sources);
+  body(top, r, e);
   top.finish();
   r.report_unused();
   sort_by_line(diag.errors);
-  return a;
+  return e;
+}
+
+Accelerator read_entry(const SourceText& src, Diagnostics& diag) {
+  return read_document<Accelerator>(src, diag, "accelerator", [](YamlMap& top, EntryReader& r, Accelerator& a) {
+    read_identity(top, r, a);
+    read_compute(top, r, a);
+    read_memory(top, r, a);
+    read_interconnect(top, r, a);
+    read_power(top, r, a);
+    read_price(top, r, a.price, a.cloud_only);
+    read_software(top, r, a);
+    read_efficiency(top, r, a);
+    read_caveats(top, r, a);
+  });
+}
+
+// A system entry (docs/catalog.md#systems-as-sold): what it holds and how it is
+// bought, its host, power, rack space and cooling, and its price per unit.
+void read_system_sections(YamlMap& top, EntryReader& r, System& y) {
+  read_names(top, r, y.id, y.name, y.vendor);
+  if (std::optional<YamlMap> h = top.map("holds", true)) {
+    y.accelerator = h->str("accelerator", true).value_or("");
+    y.accelerators = r.number(*h, "count", r.section_source(*h), kCount);
+    if (!h->raw("count").IsDefined())
+      h->error("missing 'holds.count': how many accelerators one unit holds");
+    else if (y.accelerators.known() && (*y.accelerators.value < 1 || *y.accelerators.value != std::floor(*y.accelerators.value)))
+      h->error(h->raw("count"), "'holds.count' must be a whole number of at least 1");
+    h->finish();
+  }
+  if (auto u = top.choice("unit", enum_names(kPurchaseUnits), true))
+    y.unit = enum_parse(kPurchaseUnits, *u).value_or(PurchaseUnit::node);
+  if (std::optional<YamlMap> h = top.map("host")) {
+    const std::string key = r.section_source(*h);
+    y.host_cpu = h->str("cpu").value_or("");
+    y.nics = h->str("nics").value_or("");
+    y.host_memory_bytes = r.number(*h, "memory_gb", key, kGb);
+    if ((!y.host_cpu.empty() || !y.nics.empty()) && key.empty()) h->error("'host' has no source: add 'source: KEY'");
+    h->finish();
+  }
+  if (std::optional<YamlMap> p = top.map("power", true)) {
+    const std::string key = r.section_source(*p);
+    y.power_w = r.number(*p, "system_w", key, Unit{"W", 1, 1e7});
+    if (auto c = p->choice("cooling", enum_names(kCoolings), false)) {
+      y.cooling = enum_parse(kCoolings, *c).value_or(Cooling::unknown);
+      if (y.cooling != Cooling::unknown && key.empty()) p->error(p->raw("cooling"), "'power.cooling' has no source: add 'source: KEY'");
+      else if (y.cooling != Cooling::unknown) y.cooling_source = r.cite(key, p->raw("source"));
+    }
+    p->finish();
+  }
+  y.rack_units = r.number(top, "rack_units", "", Unit{"U", 1, 60});
+  read_price(top, r, y.price, y.cloud_only);
+  y.notes = top.str("notes").value_or("");
+}
+
+System read_system(const SourceText& src, Diagnostics& diag) {
+  return read_document<System>(src, diag, "system", read_system_sections);
 }
 
 }  // namespace
@@ -510,8 +567,21 @@ Result<Accelerator> parse_accelerator(const SourceText& src) {
 
 std::vector<Error> check_accelerator(const SourceText& src) {
   Diagnostics diag;
-  read_entry(src, diag);
+  if (is_system_entry(src)) read_system(src, diag);
+  else read_entry(src, diag);
   return diag.errors;
+}
+
+Result<System> parse_system(const SourceText& src) {
+  Diagnostics diag;
+  System y = read_system(src, diag);
+  if (!diag.ok()) return make_error(diag.to_result().error());
+  return y;
+}
+
+bool is_system_entry(const SourceText& src) {
+  Result<YAML::Node> root = load_yaml(src.text, src.name);
+  return root && root->IsMap() && (*root)["holds"].IsDefined();
 }
 
 }  // namespace rooftop::catalog

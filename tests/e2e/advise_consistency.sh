@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Every example scenario's advice agrees with itself: the rank is the order
-# of the score the table shows; the one-line answer comes first and names the
-# first row; a note never contradicts the table (no "no TDP" beside a power,
+# of the score the table shows (an unpriced part ranked on its merits, two
+# unpriced parts by their own score); the one-line answer comes first and
+# agrees with the table: it buys (or rents, as its TCO is counted) the best
+# priced row, at the precision and the TCO that row shows, never says "cost
+# unknown" beside a priced row, and names each unpriced row ranked above it;
+# a note never contradicts the table (no "no TDP" beside a power,
 # no "no list price" beside a capex, no empty "(has )" list); a serving copy
 # uses at least the devices its memory needs, a training plan uses exactly
 # the devices it is sized for; an over-provisioned baseline is never ranked
@@ -17,35 +21,74 @@ for f in "$SRC"/data/scenarios/*.yaml; do
   name=$(basename "$f" .yaml)
   "$ROOFTOP" advise "$f" --json --top 100 > "$name.json"
   "$ROOFTOP" advise "$f" --top 100 > "$name.txt"
-  python3 - "$name" <<'PY'
-import json, sys
+  python3 - "$name" "$f" <<'PY'
+import json, re, sys
 name = sys.argv[1]
+m = re.search(r"^\s*precisions:\s*\[([^\]]*)\]", open(sys.argv[2]).read(), re.M)
+allowed = [p.strip() for p in m.group(1).split(",")] if m else []
 j = json.load(open(f"{name}.json"))
 cat = {a["id"]: a for a in json.load(open("catalog.json"))["accelerators"]}
 text = open(f"{name}.txt").read().splitlines()
 bad = []
 c = j["candidates"]
 def capacity(x):
-    return x["count"] * (cat[x["accelerator"]]["peak_flop_per_s"][x["precision"]] or 0)
-# With a TCO weight, the parts whose cost is known come first, then the score.
-priced_first = j["weights"]["tco"] > 0
-shown = [((0 if x["priced"] or not priced_first else 1), -round(x["scores"]["total"], 2)) for x in c]
-if j["rank_by"] == "score" and shown != sorted(shown):
-    bad.append(f"rank is not the order of (cost known, shown score): {shown}")
+    # Compute bought: the part's fastest dense peak among the allowed precisions.
+    peaks = cat[x["accelerator"]]["peak_flop_per_s"]
+    return x["count"] * max([peaks.get(p) or 0 for p in allowed + [x["precision"]]])
+# The table as the terminal shows it: one row per candidate, then the baseline.
+head = next((i for i, l in enumerate(text) if l.strip().startswith("rank ") and "accelerator" in l), None)
+cols = re.split(r"\s{2,}", text[head].strip()) if head is not None else []
+rows = []
+for l in text[head + 2:] if head is not None else []:
+    if not re.match(r"^\s*(\d+|baseline)\s", l):
+        break
+    rows.append(dict(zip(cols, re.split(r"\s{2,}", l.strip()))))
+if len(rows) != len(c) + (1 if j["baseline"] else 0):
+    bad.append(f"the table has {len(rows)} rows for {len(c)} candidates")
+shown = [round(x["scores"]["total"], 2) for x in c]
+if j["rank_by"] == "score":
+    if shown != sorted(shown, reverse=True):
+        bad.append(f"rank is not the order of the shown score: {shown}")
+    for i in range(1, len(c)):
+        if shown[i] == shown[i - 1] and c[i]["priced"] and not c[i - 1]["priced"]:
+            bad.append(f"rank {i}: an unpriced part above a priced one of the same shown score")
+unpriced = [x["scores"]["total"] for x in c if not x["priced"]]
+if j["rank_by"] == "score" and unpriced != sorted(unpriced, reverse=True):
+    bad.append(f"unpriced parts do not follow their own score: {unpriced}")
 caps = [capacity(x) for x in c]
 if j["rank_by"] == "least_capacity" and caps != sorted(caps):
     bad.append(f"rank is not the order of the capacity, least first: {caps}")
 if [x["rank"] for x in c] != list(range(1, len(c) + 1)):
     bad.append("ranks are not 1..n")
 answer = text[1] if len(text) > 1 else ""
-if c:
-    top = c[0]
-    name0 = cat[top["accelerator"]]["name"]
-    if not (answer.startswith("Buy ") or answer.startswith("Rent ")) or f'{top["count"]} x {name0} ({top["precision"]})' not in answer:
-        bad.append(f"the first line is not the answer naming rank 1: {answer!r}")
+def setup(x):
+    return f'{x["count"]} x {cat[x["accelerator"]]["name"]}'
+if c and len(rows) >= len(c):
+    lead = next((i for i, x in enumerate(c) if x["priced"]), None)
+    if lead is None:
+        if not answer.startswith("Nothing to buy on cost") or f'{setup(c[0])} ({rows[0]["precision"]})' not in answer:
+            bad.append(f"no priced finalist, but the first line is {answer!r}")
+    else:
+        x, row = c[lead], rows[lead]
+        k = x["cost"]
+        buying = k["capex_usd"] + k["energy_usd"] if k["capex_usd"] is not None and k["energy_usd"] is not None else None
+        rented = k["cloud_usd"] is not None and k["tco_usd"] == k["cloud_usd"] and (
+            j["deployment"] == "cloud" or buying is None or k["cloud_usd"] < buying)
+        want = ("Rent " if rented else "Buy ") + f'{setup(x)} ({row["precision"]})'
+        if not answer.startswith(want):
+            bad.append(f"the first line does not start {want!r}: {answer!r}")
+        if f'{row["TCO"]} over ' not in answer:
+            bad.append(f'the first line does not show the table\'s TCO {row["TCO"]}: {answer!r}')
+        if lead > 0 and f", rank {lead + 1} in the table:" not in answer:
+            bad.append(f"the first line does not say its part is rank {lead + 1}: {answer!r}")
+        if "cost unknown" in answer:
+            bad.append(f"the first line says 'cost unknown' beside a priced row: {answer!r}")
+        for y in c[:min(lead, 3)]:
+            if f"unpriced: " not in answer or f"{setup(y)} (" not in answer.split("unpriced: ", 1)[1]:
+                bad.append(f"the first line does not name {setup(y)}, unpriced and ranked above it: {answer!r}")
     if j["answer"] != answer:
         bad.append("--json answer differs from the terminal's")
-elif not answer.startswith("No recommendation"):
+elif not c and not answer.startswith("No recommendation"):
     bad.append(f"no candidate but the first line is {answer!r}")
 for x in c + ([j["baseline"]] if j["baseline"] else []):
     a = cat[x["accelerator"]]

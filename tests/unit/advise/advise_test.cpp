@@ -123,27 +123,142 @@ TEST(Advise, UnpricedPartsAreScoredOnWhatIsKnownAndSaySo) {
   EXPECT_TRUE(seen_unpriced);
 }
 
-// The rank is the order of the score the table shows (two decimals), nothing else.
-// The rank is the order of what the table shows: the parts whose cost is
-// known first (cost is a criterion), then the score (two decimals).
+// The rank is the order of the score the table shows (two decimals): an
+// unpriced part is ranked on its merits, not after the priced ones; of two
+// rows showing the same score the priced one comes first.
 TEST(Advise, RankFollowsTheShownScore) {
   for (double target : {2000.0, 20000.0, 80000.0}) {
     Advice a = run(throughput_scenario(target));
     for (std::size_t i = 1; i < a.candidates.size(); ++i) {
       const Candidate& x = a.candidates[i - 1];
       const Candidate& y = a.candidates[i];
-      EXPECT_TRUE(x.priced || !y.priced) << "an unpriced part above a priced one at rank " << i;
-      if (x.priced != y.priced) continue;
       EXPECT_GE(std::round(x.scores.total * 100), std::round(y.scores.total * 100))
           << "rank " << i << " vs " << i + 1 << " at " << target;
+      if (std::round(x.scores.total * 100) == std::round(y.scores.total * 100)) {
+        EXPECT_TRUE(x.priced || !y.priced) << "an unpriced part above a priced one of the same shown score at rank " << i;
+      }
     }
   }
-  // Without a TCO weight, cost does not order the table: the score alone does.
+  // Without a TCO weight, likewise.
   Scenario s = throughput_scenario(20000);
   s.weights.tco = 0;
   Advice a = run(s);
   for (std::size_t i = 1; i < a.candidates.size(); ++i)
     EXPECT_GE(std::round(a.candidates[i - 1].scores.total * 100), std::round(a.candidates[i].scores.total * 100));
+}
+
+// Two unpriced parts that show the same score are ordered by their own
+// score, not by their id or device count: nothing else tells them apart.
+TEST(Advise, UnpricedPartsFollowTheirOwnScore) {
+  using catalog::FormFactor;
+  catalog::Catalog c;
+  // Alike but for 1 W of TDP: npu-b is a hair more efficient, which the
+  // table's two decimals do not show.
+  c.accelerators = {part("npu-a", "nvidia", 300, 1600, 64, 401, std::nullopt, FormFactor::datacenter),
+                    part("npu-b", "nvidia", 300, 1600, 64, 400, std::nullopt, FormFactor::datacenter),
+                    part("mid-gpu", "nvidia", 120, 900, 32, 300, 8000, FormFactor::datacenter)};
+  Advice a = run(throughput_scenario(20000), c);
+  std::vector<const Candidate*> unpriced;
+  for (const Candidate& k : a.candidates)
+    if (!k.priced) unpriced.push_back(&k);
+  ASSERT_EQ(unpriced.size(), 2u);
+  ASSERT_EQ(unpriced[0]->count, unpriced[1]->count);
+  ASSERT_EQ(std::round(unpriced[0]->scores.total * 100), std::round(unpriced[1]->scores.total * 100));
+  EXPECT_GT(unpriced[0]->scores.total, unpriced[1]->scores.total);
+  EXPECT_EQ(unpriced[0]->accelerator->id, "npu-b");
+}
+
+// An unpriced part ranked above every priced one is not what the answer says
+// to buy: the line buys the best priced part and names the unpriced one with
+// the price at which it would win. Priced below that, it does win; above, not.
+TEST(Advise, AnswerBuysTheBestPricedPartAndSaysWhatAnUnpricedOneMustCost) {
+  catalog::Catalog cat = toy_catalog();
+  cat.accelerators[2].price.list_usd = catalog::Sourced{};  // small-gpu: unpriced
+  Scenario s = throughput_scenario(20000);
+  Advice a = run(s, cat);
+  ASSERT_GE(a.candidates.size(), 2u);
+  const Candidate& top = a.candidates.front();
+  ASSERT_EQ(top.accelerator->id, "small-gpu") << "the best part ranks first on its merits";
+  ASSERT_FALSE(top.priced);
+  ASSERT_TRUE(top.price_to_win && !top.price_to_win->any_price && !top.price_to_win->per_hour);
+  auto lead = std::find_if(a.candidates.begin(), a.candidates.end(), [](const Candidate& c) { return c.priced; });
+  ASSERT_NE(lead, a.candidates.end());
+  const std::string line = answer_line(s, a);
+  const std::string buy = "Buy " + std::to_string(lead->count) + " x " + lead->accelerator->name + " (fp16), rank ";
+  EXPECT_EQ(line.rfind(buy, 0), 0u) << line;
+  EXPECT_NE(line.find(usd(*lead->cost.tco_usd) + " over 3 years"), std::string::npos) << line;
+  EXPECT_NE(line.find("ranked above it but unpriced: " + std::to_string(top.count) + " x small-gpu (no list price in the catalog; at " +
+                      usd(top.price_to_win->usd) + " or less per device it would win)"),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(line.find("cost unknown"), std::string::npos) << line;
+  const double at = top.price_to_win->usd;
+  auto first_with_price = [&](double price) {
+    cat.accelerators[2].price.list_usd = v(price);
+    return run(s, cat).candidates.front().accelerator->id;
+  };
+  EXPECT_EQ(first_with_price(0.5 * at), "small-gpu");
+  EXPECT_NE(first_with_price(2 * at), "small-gpu");
+}
+
+// With no finalist priced there is nothing to buy on cost: the line says so
+// and names the best on the known criteria, never "Buy".
+TEST(Advise, NoPricedFinalistMeansNothingToBuy) {
+  catalog::Catalog cat = toy_catalog();
+  for (catalog::Accelerator& x : cat.accelerators) x.price.list_usd = catalog::Sourced{};
+  Scenario s = throughput_scenario(20000);
+  Advice a = run(s, cat);
+  ASSERT_FALSE(a.candidates.empty());
+  const std::string line = answer_line(s, a);
+  EXPECT_EQ(line.rfind("Nothing to buy on cost: no finalist has a price in the catalog", 0), 0u) << line;
+  EXPECT_NE(line.find("best on the known criteria " + std::to_string(a.candidates[0].count) + " x " +
+                      a.candidates[0].accelerator->name + " (fp16): "),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(line.find("Buy "), std::string::npos) << line;
+}
+
+// Under `deployment: either` the verb is the cheaper way to pay, with the
+// other figure beside it; the table's TCO is the one the line shows.
+TEST(Advise, EitherSaysRentOrBuyByTheCheaperAndGivesBoth) {
+  Scenario s = throughput_scenario(1000);
+  s.deployment = Deployment::either;
+  for (double rate : {0.01, 100.0}) {
+    catalog::Catalog c = toy_catalog();
+    for (catalog::Accelerator& x : c.accelerators) x.price.cloud_usd_per_hour = v(rate);
+    Advice a = run(s, c);
+    ASSERT_FALSE(a.candidates.empty());
+    const Candidate& best = a.candidates.front();
+    ASSERT_TRUE(best.priced && best.cost.cloud_usd && best.cost.capex_usd && best.cost.energy_usd);
+    const double buying = *best.cost.capex_usd + *best.cost.energy_usd;
+    const std::string line = answer_line(s, a);
+    if (rate < 1) {
+      EXPECT_TRUE(best.cost.rented);
+      EXPECT_EQ(*best.cost.tco_usd, *best.cost.cloud_usd);
+      EXPECT_EQ(line.rfind("Rent ", 0), 0u) << line;
+      EXPECT_NE(line.find(usd(*best.cost.cloud_usd) + " over 3 years (buying: " + usd(buying) + ")"), std::string::npos) << line;
+    } else {
+      EXPECT_FALSE(best.cost.rented);
+      EXPECT_EQ(*best.cost.tco_usd, buying);
+      EXPECT_EQ(line.rfind("Buy ", 0), 0u) << line;
+      EXPECT_NE(line.find(usd(buying) + " over 3 years (renting: " + usd(*best.cost.cloud_usd) + ")"), std::string::npos) << line;
+    }
+  }
+}
+
+// The precision on the line and in the table is the one the configuration
+// runs, weights' own format included.
+TEST(Advise, AnswerLineAndTableNameTheWeightFormat) {
+  Scenario s = throughput_scenario(20000);
+  s.weight_precision = Precision::int4;
+  Advice a = run(s);
+  ASSERT_FALSE(a.candidates.empty());
+  EXPECT_EQ(precision_label(s, a.candidates[0]), "fp16+int4-weights");
+  EXPECT_NE(answer_line(s, a).find("(fp16+int4-weights)"), std::string::npos) << answer_line(s, a);
+  std::string md = report::render_markdown(build_report(s, a, 5), "x-").markdown;
+  EXPECT_NE(md.find("| fp16+int4-weights |"), std::string::npos);
+  s.task = workload::Task::train;  // training keeps one format
+  EXPECT_EQ(precision_label(s, a.candidates[0]), "fp16");
 }
 
 TEST(Advise, WeightsChangeTheRanking) {
@@ -185,6 +300,7 @@ TEST(Advise, AnswerLineComesFirstAndNamesTheChoice) {
   Scenario s = throughput_scenario(20000);
   Advice a = run(s);
   ASSERT_GE(a.candidates.size(), 2u);
+  ASSERT_TRUE(a.candidates[0].priced);
   std::string line = answer_line(s, a);
   EXPECT_EQ(line.rfind("Buy " + std::to_string(a.candidates[0].count) + " x " + a.candidates[0].accelerator->name, 0), 0u)
       << line;
@@ -195,8 +311,103 @@ TEST(Advise, AnswerLineComesFirstAndNamesTheChoice) {
   const auto* first = std::get_if<report::Paragraph>(&d.blocks.front());
   ASSERT_NE(first, nullptr);
   EXPECT_NE(first->text.find(line), std::string::npos);
+  // Renting: the verb follows how the TCO is counted.
+  catalog::Catalog cat = toy_catalog();
+  for (catalog::Accelerator& x : cat.accelerators) x.price.cloud_usd_per_hour = v(2.0);
   s.deployment = Deployment::cloud;
-  EXPECT_EQ(answer_line(s, a).rfind("Rent ", 0), 0u);
+  Advice rented = run(s, cat);
+  ASSERT_FALSE(rented.candidates.empty());
+  EXPECT_TRUE(rented.candidates[0].cost.rented);
+  EXPECT_EQ(answer_line(s, rented).rfind("Rent ", 0), 0u) << answer_line(s, rented);
+}
+
+// The answer names the unit the part is sold in (a catalog system holding
+// it): the one leaving the fewest devices over, and how many the plan uses;
+// an instance that is only rented is not offered for buying.
+TEST(Advise, AnswerLineNamesTheUnitThePartIsSoldIn) {
+  catalog::Catalog cat = toy_catalog();
+  auto system = [](const std::string& id, int per, bool cloud_only) {
+    catalog::System y;
+    y.id = id;
+    y.name = id;
+    y.accelerator = "small-gpu";
+    y.accelerators = v(per);
+    y.unit = cloud_only ? catalog::PurchaseUnit::instance : catalog::PurchaseUnit::node;
+    y.power_w = v(1500);
+    y.cloud_only = cloud_only;
+    if (!cloud_only) y.price.list_usd = v(20000);
+    return y;
+  };
+  cat.systems = {system("small-node-8", 8, false), system("small-node-16", 16, false), system("small-cloud-4", 4, true)};
+  Scenario s = throughput_scenario(20000);
+  Advice a = run(s, cat);
+  ASSERT_FALSE(a.candidates.empty());
+  const Candidate& best = a.candidates.front();
+  ASSERT_EQ(best.accelerator->id, "small-gpu");
+  ASSERT_LT(best.count, 8);
+  const std::string line = answer_line(s, a);
+  EXPECT_NE(line.find("; as sold: 1 x small-node-8 (node of 8, 1.50 kW, $20.0 k; the plan uses " +
+                      std::to_string(best.count) + " of the 8)"),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(line.find("small-cloud-4"), std::string::npos) << line;
+  // Without a system for the part, the line says nothing about units.
+  cat.systems.clear();
+  EXPECT_EQ(answer_line(s, run(s, cat)).find("as sold"), std::string::npos);
+}
+
+// The facility's limits apply to the unit bought: a liquid-cooled system on
+// an air-cooled floor, or a unit drawing more than a rack may, is rejected,
+// saying so; a rented unit is someone else's floor.
+TEST(Advise, FacilityRejectsUnitsItCannotHouse) {
+  catalog::Catalog cat = toy_catalog();
+  catalog::System rack;
+  rack.id = rack.name = "small-rack";
+  rack.accelerator = "small-gpu";
+  rack.accelerators = v(72);
+  rack.unit = catalog::PurchaseUnit::rack;
+  rack.power_w = v(120000);
+  rack.cooling = catalog::Cooling::liquid;
+  cat.systems = {rack};
+  Scenario s = throughput_scenario(20000);
+  auto reason = [&](const Scenario& sc) -> std::string {
+    Advice a = run(sc, cat);
+    for (const Rejection& r : a.rejected)
+      if (r.accelerator == "small-gpu") return r.reason;
+    return "";
+  };
+  EXPECT_EQ(reason(s), "") << "no facility limits: the rack is fine";
+  s.liquid_cooling = false;
+  EXPECT_EQ(reason(s), "sold as small-rack, which is liquid-cooled: the facility has no liquid cooling (facility.liquid_cooling: false)");
+  s.liquid_cooling = true;
+  s.rack_kw = 40;
+  EXPECT_EQ(reason(s), "sold as small-rack drawing 120 kW per rack, over the facility's 40.0 kW per rack (facility.rack_kw)");
+  s.rack_kw = 130;
+  EXPECT_EQ(reason(s), "");
+}
+
+// Rent vs buy: with both prices known each finalist's TCO line gives the
+// break-even utilisation (docs/advise.md#tco).
+TEST(Advise, TcoLineGivesTheRentVsBuyBreakEven) {
+  catalog::Catalog cat = toy_catalog();
+  for (catalog::Accelerator& x : cat.accelerators) x.price.cloud_usd_per_hour = v(2.0);
+  Scenario s = throughput_scenario(20000);
+  s.deployment = Deployment::either;
+  Advice a = run(s, cat);
+  ASSERT_FALSE(a.candidates.empty());
+  const Candidate& c = a.candidates.front();
+  ASSERT_TRUE(c.break_even_utilisation);
+  EXPECT_NEAR(*c.break_even_utilisation, *break_even_utilisation([&] {
+    TcoInput in;
+    in.count = c.count;
+    in.unit_price_usd = c.accelerator->price.list_usd.value;
+    in.cloud_usd_per_hour = 2.0;
+    in.power_w = c.accelerator->power_w.value;
+    return in;
+  }()), 1e-9);
+  bool said = false;
+  for (const std::string& e : c.explanation) said |= e.find("rent vs buy: break-even at ") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 TEST(Advise, AnswerLineCarriesTheModelsMeasuredErrorWhenItIsLarge) {

@@ -74,15 +74,21 @@ TEST(Stragglers, ExpectedMaxOfNormals) {
   EXPECT_GT(straggler_factor(64, 0.05), straggler_factor(8, 0.05));
 }
 
-TEST(Tco, OnPremCapexPlusEnergyTimesPue) {
+// Two 300 W devices, 3 years half busy, PUE 1.5, $0.10/kWh.
+TcoInput two_300w_devices() {
   TcoInput in;
   in.count = 2;
-  in.unit_price_usd = 10000;
   in.power_w = 300;
   in.horizon_years = 3;
   in.utilisation = 0.5;
   in.pue = 1.5;
   in.energy_usd_per_kwh = 0.1;
+  return in;
+}
+
+TEST(Tco, OnPremCapexPlusEnergyTimesPue) {
+  TcoInput in = two_300w_devices();
+  in.unit_price_usd = 10000;
   TcoOutput t = tco(in);
   // 300 W x 2 x 0.5 x 26298 h x 1.5 / 1000 = 11834.1 kWh.
   ASSERT_TRUE(t.tco_usd);
@@ -104,6 +110,45 @@ TEST(Tco, CloudChargesDeviceHours) {
   ASSERT_TRUE(t.cloud_usd);
   EXPECT_NEAR(*t.cloud_usd, 2 * 2 * 3 * kHoursPerYear * 0.5, 1e-6);
   EXPECT_EQ(*t.tco_usd, *t.cloud_usd);
+}
+
+// The price that would give a TCO, hand-computed from the case above:
+// 21183.41 - 1183.41 energy = 20000 capex = 2 devices x $10,000.
+TEST(Tco, PriceForTcoInvertsIt) {
+  TcoInput in = two_300w_devices();
+  ASSERT_TRUE(price_for_tco(in, 21183.41));
+  EXPECT_NEAR(*price_for_tco(in, 21183.41), 10000, 1e-6);
+  in.amortisation_years = 6;  // half the capex is charged: twice the price
+  EXPECT_NEAR(*price_for_tco(in, 21183.41), 20000, 1e-6);
+  EXPECT_FALSE(price_for_tco(in, 1000)) << "energy alone costs 1183.41";
+  in.power_w.reset();
+  EXPECT_FALSE(price_for_tco(in, 21183.41)) << "energy unknown";
+  // Renting: 2 devices x 3 years x 8766 h x 0.5 busy = 26298 device-hours.
+  in.cloud = true;
+  ASSERT_TRUE(price_for_tco(in, 52596));
+  EXPECT_NEAR(*price_for_tco(in, 52596), 2.0, 1e-9);
+}
+
+// Hand-computed: 2 devices over 26298 busy-equivalent hours at u = 1:
+// energy 23668.2 kWh x $0.10 = $2366.82; renting at $2/h = $105192; capex
+// $20000 -> u* = 20000 / (105192 - 2366.82) = 0.194503.
+TEST(Tco, BreakEvenUtilisationOfRentVsBuy) {
+  TcoInput in = two_300w_devices();
+  in.unit_price_usd = 10000;
+  in.cloud_usd_per_hour = 2;
+  ASSERT_TRUE(break_even_utilisation(in));
+  const double u = *break_even_utilisation(in);
+  EXPECT_NEAR(u, 20000 / (105192 - 2366.82), 1e-6);
+  // At u the two cost the same; above it buying is cheaper.
+  in.utilisation = u;
+  TcoOutput buy = tco(in);
+  in.cloud = true;
+  EXPECT_NEAR(*tco(in).cloud_usd, *buy.tco_usd, 1e-6);
+  in.cloud = false;
+  in.cloud_usd_per_hour = 0.04;  // less than the energy it saves: renting always wins
+  EXPECT_FALSE(break_even_utilisation(in));
+  in.cloud_usd_per_hour.reset();
+  EXPECT_FALSE(break_even_utilisation(in));
 }
 
 TEST(Tco, UnknownPriceStaysUnknown) {

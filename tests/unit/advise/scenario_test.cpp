@@ -35,6 +35,7 @@ economics:
   prices:
     nvidia-t4: {list_usd: 2000, source: "vendor quote 2024-05"}
 baseline: {accelerator: nvidia-v100-sxm2-32gb, count: 2}
+facility: {rack_kw: 40, liquid_cooling: false}
 )";
 
 Result<Scenario> parse(const std::string& text) { return parse_scenario(text, "s.yaml"); }
@@ -49,6 +50,8 @@ TEST(Scenario, ReadsEverySection) {
   ASSERT_TRUE(r) << r.error().what();
   const Scenario& s = *r;
   EXPECT_EQ(s.name, "bert serving");
+  EXPECT_EQ(s.rack_kw, 40);
+  EXPECT_EQ(s.liquid_cooling, false);
   EXPECT_EQ(s.model, "bert-base");
   EXPECT_EQ(s.task, workload::Task::infer);
   EXPECT_EQ(s.precisions, (std::vector<Precision>{Precision::fp16, Precision::int8}));
