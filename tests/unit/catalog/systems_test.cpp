@@ -96,12 +96,12 @@ TEST(Systems, EmbeddedSystemsAreSourcedAndDated) {
     ASSERT_TRUE(y.accelerators.known()) << y.id;
     EXPECT_FALSE(y.accelerators.source.empty()) << y.id;
     for (const Sourced* f : {&y.power_w, &y.rack_units, &y.host_memory_bytes, &y.price.list_usd, &y.price.cloud_usd_per_hour}) {
-      if (f->known()) EXPECT_FALSE(f->source.empty()) << y.id;
+      if (f->known()) { EXPECT_FALSE(f->source.empty()) << y.id; }
     }
-    if (y.price.list_usd.known()) EXPECT_FALSE(y.price.list_date.empty()) << y.id;
-    if (y.price.cloud_usd_per_hour.known()) EXPECT_FALSE(y.price.cloud_date.empty()) << y.id;
-    if (y.cloud_only) EXPECT_FALSE(y.price.list_usd.known()) << y.id;
-    if (y.cooling != Cooling::unknown) EXPECT_FALSE(y.cooling_source.empty()) << y.id;
+    if (y.price.list_usd.known()) { EXPECT_FALSE(y.price.list_date.empty()) << y.id; }
+    if (y.price.cloud_usd_per_hour.known()) { EXPECT_FALSE(y.price.cloud_date.empty()) << y.id; }
+    if (y.cloud_only) { EXPECT_FALSE(y.price.list_usd.known()) << y.id; }
+    if (y.cooling != Cooling::unknown) { EXPECT_FALSE(y.cooling_source.empty()) << y.id; }
   }
   for (PurchaseUnit u : {PurchaseUnit::node, PurchaseUnit::rack, PurchaseUnit::slice, PurchaseUnit::instance, PurchaseUnit::kit})
     EXPECT_TRUE(units.count(u)) << to_string(u);
