@@ -29,15 +29,10 @@ done
 "$ROOFTOP" predict --model "$HF/qwen3-32b/config.json" --accelerator nvidia-h100-sxm5-80gb --count 2 --json > predict.json
 python3 -c 'import json,sys; p=json.load(open("predict.json")); assert p["throughput"]["unit"] == "tokens/s", p["throughput"]'
 
-expect_bad() {  # expect_bad PATTERN ARGS...: exit 2 and PATTERN on stderr
-  local pattern=$1; shift
-  set +e
-  "$ROOFTOP" workload show "$@" > out.txt 2> err.txt
-  local rc=$?
-  set -e
-  if [ "$rc" -ne 2 ] || ! grep -q -- "$pattern" err.txt; then
-    echo "FAIL: workload show $* -> rc=$rc, stderr:"; cat err.txt; exit 1
-  fi
+. "$SRC/tests/e2e_lib.sh"
+expect_bad() {  # expect_bad PATTERN MODEL: workload show exits 2 naming the input
+  expect_2 "$ROOFTOP" workload show "$2"
+  grep -q -- "$1" err.txt || { echo "FAIL: workload show $2:"; cat err.txt; exit 1; }
 }
 printf '{"architectures": ["Phi3ForCausalLM"], "hidden_size": 8}\n' > phi.json
 expect_bad "phi.json: architecture 'Phi3ForCausalLM' is not modelled" phi.json
