@@ -86,7 +86,6 @@ std::string role_choices();
 struct Operator {
   std::string name;                 // "layers.attn.qkv", "conv2_1.3x3"
   OpKind kind = OpKind::other;
-  Role role = Role::other;
   Phase phase = Phase::forward;
   double repeat = 1;                // identical instances
   double flops = 0;                 // per sample (multiply-add = 2 FLOPs)
@@ -126,6 +125,7 @@ struct Operator {
   // DeepSeek-V3's block-scaled FP8). Weights are never read wider than the
   // checkpoint: a wider requested format keeps this one, a narrower one wins.
   std::optional<Precision> stored_as = std::nullopt;
+  Role role = Role::other;          // what the operator is (Role; default_role(kind) for builders)
 };
 
 // The role an operator's kind implies on its own (table lookups are
