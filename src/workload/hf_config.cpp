@@ -360,9 +360,12 @@ Result<Workload> parse_hf_config(std::string_view json_text, const std::string& 
                         file);
   }
   std::string architecture;
-  if (j.contains("architectures") && j["architectures"].is_array() && j["architectures"].size() == 1 &&
-      j["architectures"][0].is_string())
-    architecture = j["architectures"][0].get<std::string>();
+  if (j.contains("architectures")) {
+    const json& a = j["architectures"];
+    if (!a.is_array() || a.size() != 1 || !a[0].is_string())
+      return make_error(Errc::invalid_input, "'architectures' must name one model class, as Hugging Face writes it", file);
+    architecture = a[0].get<std::string>();
+  }
   const ArchRow* row = nullptr;
   for (const ArchRow& r : kArchitectures)
     if (r.architecture == architecture) row = &r;

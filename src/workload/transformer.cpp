@@ -254,7 +254,9 @@ double head_tokens_for(const TransformerConfig& c, double tokens) {
 void transformer_pass(std::vector<Operator>& ops, const TransformerConfig& c, const Pass& p, const std::string& prefix) {
   Emit e{ops, p, prefix.empty() ? std::string() : prefix + "."};
   embeddings(e, c);
+  const std::size_t first = ops.size();
   layer(e, c);
+  for (std::size_t i = first; i < ops.size(); ++i) ops[i].in_layer_stack = true;
   head(e, c);
 }
 

@@ -126,6 +126,11 @@ struct Operator {
   // checkpoint: a wider requested format keeps this one, a narrower one wins.
   std::optional<Precision> stored_as = std::nullopt;
   Role role = Role::other;          // what the operator is (Role; default_role(kind) for builders)
+  // One of the per-layer operators of a transformer's layer stack, whatever
+  // its repeat (MoE, dense and windowed ones run on a subset of the layers):
+  // pipeline stages split these; the rest (embeddings, final norm, head) sit
+  // whole on the first or last stage. False where the builder cannot tell.
+  bool in_layer_stack = false;
 };
 
 // The role an operator's kind implies on its own (table lookups are

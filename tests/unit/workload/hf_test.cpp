@@ -197,6 +197,8 @@ TEST(Operators, RolesNameWhatTheModelAsks) {
   EXPECT_DOUBLE_EQ(routed, 58 * 256 * 3.0 * 7168 * 2048);
   EXPECT_DOUBLE_EQ(shared, 58 * 3.0 * 7168 * 2048);
   EXPECT_DOUBLE_EQ(routers, 58);
+  for (const Operator& op : w.ops)  // the layer stack, whatever each operator's repeat
+    EXPECT_EQ(op.in_layer_stack, op.name.rfind("layers.", 0) == 0) << op.name;
   EXPECT_TRUE(generates_tokens(w));
   EXPECT_FALSE(generates_tokens(zoo("resnet50")));
   EXPECT_FALSE(generates_tokens(zoo("bert-large")));
@@ -214,6 +216,7 @@ TEST(HfConfig, WhatItDoesNotUnderstandIsAnErrorNamingIt) {
       "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100)";
   bad(R"({"architectures": ["Phi3ForCausalLM"], )" + llama + "}", "architecture 'Phi3ForCausalLM' is not modelled");
   bad("{" + llama + "}", "architecture '(none)'");
+  bad(R"({"architectures": ["LlamaForCausalLM", "MistralForCausalLM"], )" + llama + "}", "'architectures' must name one");
   bad(R"({"architectures": ["LlamaForCausalLM"], "num_frobs": 3, )" + llama + "}", "field 'num_frobs' is not understood");
   bad(R"({"architectures": ["LlamaForCausalLM"], "sliding_window": 64, )" + llama + "}", "'sliding_window'");
   bad(R"({"architectures": ["LlamaForCausalLM"], "hidden_act": "relu", )" + llama + "}", "'hidden_act' = 'relu'");
