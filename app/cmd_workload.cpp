@@ -40,7 +40,7 @@ struct ShowOptions {
 std::string per_unit(Phase p, const Workload& w) {
   if (p == Phase::decode) return "token";
   if (p == Phase::prefill) return "prompt";
-  return w.family == workload::Family::decoder_llm ? "sequence" : "sample";
+  return workload::generates_tokens(w) ? "sequence" : "sample";
 }
 
 struct PhaseTotals {
@@ -98,12 +98,13 @@ int show(const ShowOptions& o) {
   const Precision p = *prec;
   std::vector<Operator> ops = *task == workload::Task::train ? workload::training_ops(w) : w.ops;
   std::vector<PhaseTotals> phases = phase_totals(ops, batch, p);
-  const bool llm_infer = *task == workload::Task::infer && w.family == workload::Family::decoder_llm;
+  const bool llm = workload::generates_tokens(w);
+  const bool llm_infer = *task == workload::Task::infer && llm;
   workload::Totals head = headline(phases, llm_infer);
   model::Plan one;
   one.mb = static_cast<int>(batch);
   model::Memory mem = model::memory_footprint(w, *task, p, one, nullptr);
-  const std::string per = llm_infer ? "token" : (w.family == workload::Family::decoder_llm ? "sequence" : "sample");
+  const std::string per = llm_infer ? "token" : (llm ? "sequence" : "sample");
 
   if (o.json) {
     json jp = json::array();
@@ -116,7 +117,7 @@ int show(const ShowOptions& o) {
     for (const Operator& op : ops) {
       double bytes = op.repeat * workload::op_bytes(op, batch, p) / batch;
       double flops = op.repeat * op.flops;
-      jo.push_back({{"name", op.name}, {"kind", std::string(to_string(op.kind))},
+      jo.push_back({{"name", op.name}, {"kind", std::string(to_string(op.kind))}, {"role", std::string(to_string(op.role))},
                     {"phase", std::string(to_string(op.phase))}, {"repeat", op.repeat}, {"params", op.params},
                     {"flops", flops}, {"bytes", bytes}, {"intensity_flop_per_byte", bytes > 0 ? flops / bytes : 0.0},
                     {"weight_elems", op.weight_elems}, {"in_elems", op.in_elems}, {"out_elems", op.out_elems}});
@@ -128,6 +129,11 @@ int show(const ShowOptions& o) {
         {"params", w.params}, {"active_params", w.active_params}, {"per", per},
         {"flops", head.flops}, {"bytes", head.bytes}, {"intensity_flop_per_byte", head.intensity},
         {"throughput_unit", w.throughput_unit}, {"kv_elems_per_token", w.kv_elems_per_token},
+        {"kv_window", {{"tokens", w.kv_window}, {"elems_per_token", w.kv_window_elems_per_token},
+                       {"chunked", w.kv_window_chunked}}},
+        {"moe", {{"experts", w.experts}, {"top_k", w.top_k}, {"shared_experts", w.shared_experts},
+                 {"layers", w.moe_layers}}},
+        {"mtp_layers", w.mtp_layers}, {"quantization", w.quantization},
         {"phases", jp},
         {"memory", {{"weights_bytes", mem.weights_bytes}, {"kv_cache_bytes", mem.kv_cache_bytes},
                     {"activations_bytes", mem.activations_bytes}, {"gradients_bytes", mem.gradients_bytes},
@@ -142,7 +148,16 @@ int show(const ShowOptions& o) {
   std::printf("setting:     %s, %s, batch %d\n", std::string(to_string(*task)).c_str(), std::string(to_string(p)).c_str(), o.batch);
   std::printf("parameters:  %s", si(w.params).c_str());
   if (w.active_params != w.params) std::printf(" (%s active per token)", si(w.active_params).c_str());
-  std::printf("\n\n");
+  std::printf("\n");
+  if (!w.quantization.empty()) std::printf("checkpoint:  %s\n", w.quantization.c_str());
+  if (w.kv_window > 0)
+    std::printf("windows:     %s of the KV cache per token on layers reaching %s positions (%s)\n",
+                si(w.kv_window_elems_per_token).c_str(), si(w.kv_window).c_str(),
+                w.kv_window_chunked ? "chunked" : "sliding");
+  if (w.mtp_layers > 0)
+    std::printf("mtp:         %d multi-token prediction module%s shipped (not in the operators)\n", w.mtp_layers,
+                w.mtp_layers > 1 ? "s" : "");
+  std::printf("\n");
   using report::Align;
   report::Table pt;
   pt.headers = {"PHASE", "PER", "FLOP", "BYTES", "FLOP/BYTE"};
@@ -206,7 +221,7 @@ int list(bool as_json) {
     Result<Workload> w = workload::build_zoo(id, {});
     if (!w) return report_error(w.error());
     std::vector<PhaseTotals> phases = phase_totals(w->ops, 1, Precision::fp16);
-    bool llm = w->family == workload::Family::decoder_llm;
+    bool llm = workload::generates_tokens(*w);
     workload::Totals head = headline(phases, llm);
     std::string per = llm ? "token" : "sample";
     arr.push_back({{"id", w->id}, {"name", w->name}, {"family", std::string(to_string(w->family))},
@@ -234,7 +249,9 @@ Command add_workload_command(CLI::App& app, const GlobalOptions& /*global*/) {
   ls->add_flag("--json", *list_opts, "Machine-readable output");
   auto o = std::make_shared<ShowOptions>();
   CLI::App* sh = sub->add_subcommand("show", "Show one model at a shape: FLOPs, bytes, intensity, memory, per-op breakdown");
-  sh->add_option("model", o->model, "Zoo id (rooftop workload list), custom model YAML file, or ONNX file")->required();
+  sh->add_option("model", o->model,
+                 "Zoo id (rooftop workload list), custom model YAML file, ONNX file, or Hugging Face config.json (or its folder)")
+      ->required();
   sh->add_option("--batch", o->batch, "Samples per batch (LLMs: concurrent sequences); weights are read once per batch");
   sh->add_option("--seq", o->seq, "Sequence length (encoders; decoder LLMs: training sequence)");
   sh->add_option("--input-tokens", o->input_tokens, "LLM prompt length in tokens");
@@ -251,7 +268,8 @@ Command add_workload_command(CLI::App& app, const GlobalOptions& /*global*/) {
       "  rooftop workload list\n"
       "  rooftop workload show llama-2-70b --batch 16 --input-tokens 2048 --output-tokens 256\n"
       "  rooftop workload show resnet50 --task train --batch 256 --precision bf16\n"
-      "  rooftop workload show my-model.yaml --json     (schema: docs/workloads.md)");
+      "  rooftop workload show my-model.yaml --json     (schema: docs/workloads.md)\n"
+      "  rooftop workload show path/to/config.json       (a Hugging Face config; docs/workloads.md#hugging-face)");
   return {sub, [=]() { return ls->parsed() ? list(*list_opts) : show(*o); }};
 }
 

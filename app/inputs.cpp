@@ -41,6 +41,17 @@ Result<workload::Workload> load_workload(const std::string& ref, const WorkloadI
     if (!m) return make_error(m.error());
     return std::move(m->workload);
   }
+  // A Hugging Face config.json, or the model folder holding one.
+  std::error_code ec;
+  const bool folder = std::filesystem::is_directory(ref, ec);
+  if (ends_with(ref, ".json") || folder) {
+    const std::string file = folder ? (std::filesystem::path(ref) / "config.json").string() : ref;
+    if (folder && !std::filesystem::exists(file, ec))
+      return make_error(Errc::invalid_input, "a model folder must hold a Hugging Face config.json", ref);
+    Result<std::string> text = read_file(file);
+    if (!text) return make_error(text.error());
+    return workload::parse_hf_config(*text, file, in.build);
+  }
   if (ends_with(ref, ".yaml") || ends_with(ref, ".yml") || std::filesystem::exists(ref)) {
     Result<std::string> text = read_file(ref);
     if (!text) return make_error(text.error());

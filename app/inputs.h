@@ -28,8 +28,9 @@ struct WorkloadInputs {
 // name the bad flag.
 Result<onnx::ImportOptions> onnx_options(const WorkloadInputs& in);
 
-// `ref` is a zoo id ("llama-2-7b"), a custom model YAML file (*.yaml|*.yml)
-// or an ONNX file (*.onnx). Unknown ids answer with "did you mean".
+// `ref` is a zoo id ("llama-2-7b"), a custom model YAML file (*.yaml|*.yml),
+// an ONNX file (*.onnx), or a Hugging Face config.json (*.json, or a folder
+// holding config.json). Unknown ids answer with "did you mean".
 Result<workload::Workload> load_workload(const std::string& ref, const WorkloadInputs& in);
 
 // The workload as the MLPerf Training benchmark of `ref` trains it, for

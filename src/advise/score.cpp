@@ -331,7 +331,7 @@ void add_assumptions(const Scenario& s, const workload::Workload& w, Advice& out
   out.assumptions.push_back({"power", "TDP x devices while busy", "docs/advise.md#tco: idle power is not in the catalog"});
   out.assumptions.push_back({"usable_memory_fraction", "0.90", "vLLM default gpu_memory_utilization (docs/model.md)"});
   if (s.objective == ObjectiveKind::latency) {
-    if (w.throughput_unit == "tokens/s")
+    if (workload::generates_tokens(w))
       out.assumptions.push_back({"serving", "event-driven continuous-batching simulation (chunked prefill, paged KV), Poisson arrivals, p99",
                                  "docs/advise.md#serving, docs/model.md#serving"});
     else

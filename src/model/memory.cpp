@@ -36,6 +36,38 @@ double kv_tokens(const workload::Workload& w, double batch) {
   return w.kv_slot_tokens > 0 ? batch * w.kv_slot_tokens : paged_kv_tokens(w, batch);
 }
 
+namespace {
+// KV-cache elements `batch` sequences hold (kv_tokens of every layer, less
+// what windowed layers do not keep).
+double kv_cache_elems(const workload::Workload& w, double batch) {
+  const double all = w.kv_elems_per_token * kv_tokens(w, batch);
+  if (w.kv_window_elems_per_token <= 0 || w.kv_window <= 0) return all;
+  // Windowed layers hold at most their window of each sequence: at a static
+  // slot its span, paged the mean span over the live contexts [I, I + O]
+  // (docs/workloads.md#windows).
+  const double windowed = w.kv_window_elems_per_token, limit = w.kv_window;
+  double held = 0;
+  if (w.kv_slot_tokens > 0) {
+    held = workload::attention_span(w.kv_slot_tokens, limit, w.kv_window_chunked);
+  } else {
+    const double from = double(w.input_tokens) / std::max(1, w.beams), to = from + w.output_tokens;
+    held = to > from ? (workload::span_area(to, limit, w.kv_window_chunked) -
+                        workload::span_area(from, limit, w.kv_window_chunked)) / (to - from)
+                     : workload::attention_span(from, limit, w.kv_window_chunked);
+  }
+  return all - windowed * kv_tokens(w, batch) + windowed * held * batch;
+}
+
+double weight_bytes(const workload::Workload& w, double params, Precision p) {
+  // Operators the checkpoint stores narrower (Operator::stored_as) save the
+  // difference on their parameters.
+  double bytes = params * bytes_per_element(p);
+  for (const workload::Operator& op : w.ops)
+    if (op.stored_as) bytes -= op.params * op.repeat * (bytes_per_element(p) - workload::weight_bytes_per_element(op, p));
+  return bytes;
+}
+}  // namespace
+
 double llm_prefill_samples(const workload::Workload& w) {
   // LLM engines prefill at most a fixed number of tokens per iteration
   // (TensorRT-LLM's max_num_tokens, default 8192; vLLM's
@@ -72,7 +104,7 @@ double expert_params(const workload::Workload& w) {
   double n = 0;
   for (const workload::Operator& op : own ? w.train_forward_ops : w.ops) {
     if (!own && op.phase != workload::Phase::forward) continue;
-    if (op.name.find("moe.experts.") != std::string::npos) n += op.params * op.repeat;
+    if (op.role == workload::Role::routed_expert) n += op.params * op.repeat;
   }
   return n;
 }
@@ -154,8 +186,8 @@ Memory memory_footprint(const workload::Workload& w, workload::Task task, const 
     // row/table-wise sharding); the dense part follows the plan.
     const double tables = table_params(w);
     const double wbpe = bytes_per_element(mix.weights);
-    m.weights_bytes = (w.params - tables) * wbpe / model_shard + tables * wbpe / plan.devices();
-    m.kv_cache_bytes = w.kv_elems_per_token * kv_tokens(w, b) * kv_bytes_per_elem(mix.kv) / kv_split / plan.pp;
+    m.weights_bytes = weight_bytes(w, w.params - tables, mix.weights) / model_shard + tables * wbpe / plan.devices();
+    m.kv_cache_bytes = kv_cache_elems(w, b) * kv_bytes_per_elem(mix.kv) / kv_split / plan.pp;
     m.activations_bytes = w.activation_elems_per_sample * std::min(b, llm_prefill_samples(w)) * bpe / t;
   }
   m.required_bytes = m.weights_bytes + m.kv_cache_bytes + m.activations_bytes + m.gradients_bytes + m.optimizer_bytes;

@@ -183,6 +183,9 @@ Result<ImportedModel> import_model(::onnx::ModelProto& m, const std::string& nam
     }
     for (workload::Operator& op : c.ops) {
       if (attention.count(i) && op.kind == workload::OpKind::matmul) op.kind = workload::OpKind::attention;
+      // What the graph tells: table lookups and attention kernels. A router or
+      // an expert is a plain MatMul in ONNX, so MoE roles stay unknown (other).
+      op.role = workload::default_role(op.kind);
       w.ops.push_back(std::move(op));
       out.op_types.push_back(detail::qualified_type(n));
       out.producers.push_back(producers);

@@ -4,6 +4,7 @@
 // workload module; docs/workloads.md documents every config key.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,9 +30,39 @@ struct TransformerConfig {
   int vocab = 0;
   int experts = 0;              // MoE experts per layer (0: dense)
   int top_k = 0;                // experts per token
+  int shared_experts = 0;       // MoE: experts of size ffn every token runs (DeepSeek, Llama 4)
+  int dense_layers = 0;         // MoE: layers with a dense FFN instead (DeepSeek's first_k_dense_replace)
+  int dense_ffn = 0;            // MoE: those layers' FFN inner size (0: ffn)
+  // Multi-head latent attention (DeepSeek-V2/V3; kv_lora_rank > 0): queries
+  // through a rank-q_lora_rank bottleneck (0: a full projection), keys and
+  // values from a latent of kv_lora_rank plus a shared rotary key of
+  // qk_rope_dim per token (docs/workloads.md#mla).
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;
+  int qk_nope_dim = 0;
+  int qk_rope_dim = 0;
+  int v_head_dim = 0;
+  // Attention limited to the last `window` positions (sliding) or to the
+  // current chunk of `window` (chunked, Llama 4) on `window_layers` of the
+  // layers (0: all when window > 0).
+  int window = 0;
+  int window_layers = 0;
+  bool chunked = false;
+  bool sinks = false;           // learned per-head sink logits in the softmax (gpt-oss)
+  int mtp_layers = 0;           // multi-token prediction modules shipped beside the model
+  bool qk_norm = false;         // per-head RMS norm of queries and keys (Qwen3, Gemma 3)
+  bool sandwich_norm = false;   // norms after attention and FFN too (Gemma 2/3), fused with the residual adds
+  bool attn_softcap = false;    // cap x tanh(score / cap) on every score (Gemma 2)
+  bool logit_softcap = false;   // the same on every output logit (Gemma 2)
+  // The checkpoint's weight format on the operators of `stored_roles`
+  // (Operator::stored_as) and its description.
+  std::optional<Precision> stored_as;
+  std::vector<Role> stored_roles;
+  std::string quantization;
   bool tied_embeddings = false;
   bool attn_bias = false;
-  bool mlp_bias = false;
+  bool qkv_bias = false;        // bias on q, k and v only (Qwen2)
+  bool mlp_bias = false;        // dense FFN; MoE: experts and router
   bool lm_head_bias = false;
   bool parallel_block = false;  // GPT-J: attention and MLP share one norm
   NormKind norm = NormKind::rms;
@@ -59,6 +90,9 @@ struct TransformerConfig {
 };
 
 std::optional<TransformerConfig> parse_transformer(YamlMap& m);
+// The consistency rules of the newer fields (latent attention, windows,
+// shared experts, stored formats); each problem goes to `error`.
+void check_transformer(const TransformerConfig& c, const std::function<void(const std::string&)>& error);
 
 // One pass of a transformer over `tokens` positions of one sample.
 struct Pass {
@@ -69,6 +103,9 @@ struct Pass {
   double head_tokens = 0;   // positions the output head runs on
   bool frozen = false;
   bool count_params = true;  // false: weights already counted by another phase
+  // Decode: the contexts the mean is over ([from, to]; equal for a static
+  // slot), for layers whose window caps what they read.
+  double context_from = 0, context_to = 0;
 };
 
 // Appends the operators of one pass; names get `prefix` + ".".

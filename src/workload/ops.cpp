@@ -11,6 +11,7 @@ Operator& add_op(std::vector<Operator>& ops, std::string name, OpKind kind, Phas
   Operator op;
   op.name = std::move(name);
   op.kind = kind;
+  op.role = default_role(kind);
   op.phase = phase;
   op.flops = flops;
   op.weight_elems = weight_elems;

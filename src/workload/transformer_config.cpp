@@ -4,6 +4,8 @@
 // top_k <= experts, patches tile the image).
 #include "workload/builders.h"
 
+#include <functional>
+
 namespace rooftop::workload::detail {
 
 namespace {
@@ -13,6 +15,22 @@ int get_int(YamlMap& m, const std::string& key, bool required, int fallback, int
 }
 bool get_bool(YamlMap& m, const std::string& key, bool fallback) { return m.boolean(key).value_or(fallback); }
 }  // namespace
+
+void check_transformer(const TransformerConfig& c, const std::function<void(const std::string&)>& error) {
+  const bool mla = c.kv_lora_rank > 0;
+  if (mla && (c.qk_nope_dim == 0 || c.qk_rope_dim == 0 || c.v_head_dim == 0))
+    error("latent attention (kv_lora_rank) needs qk_nope_dim, qk_rope_dim and v_head_dim");
+  if (!mla && (c.q_lora_rank > 0 || c.qk_nope_dim > 0 || c.qk_rope_dim > 0 || c.v_head_dim > 0))
+    error("q_lora_rank, qk_nope_dim, qk_rope_dim and v_head_dim belong to latent attention: give kv_lora_rank");
+  if (mla && c.window > 0) error("a window on latent attention is not modelled");
+  if (c.experts == 0 && (c.shared_experts > 0 || c.dense_layers > 0 || c.dense_ffn > 0))
+    error("shared_experts, dense_layers and dense_ffn need experts");
+  if (c.experts > 0 && c.dense_layers >= c.layers) error("dense_layers must leave at least one mixture-of-experts layer");
+  if (c.window_layers > c.layers) error("window_layers must not exceed layers");
+  if (c.window_layers > 0 && c.window == 0) error("window_layers needs window");
+  if (c.window > 0 && !c.causal) error("a window needs causal attention");
+  if (c.stored_as.has_value() != !c.stored_roles.empty()) error("stored_as and stored_roles go together");
+}
 
 std::optional<TransformerConfig> parse_transformer(YamlMap& m) {
   std::size_t before = m.diagnostics()->errors.size();
@@ -30,8 +48,36 @@ std::optional<TransformerConfig> parse_transformer(YamlMap& m) {
   c.vocab = get_int(m, "vocab", false, 0);
   c.experts = get_int(m, "experts", false, 0, 0);
   c.top_k = get_int(m, "top_k", false, 0, 0);
+  c.shared_experts = get_int(m, "shared_experts", false, 0, 0);
+  c.dense_layers = get_int(m, "dense_layers", false, 0, 0);
+  c.dense_ffn = get_int(m, "dense_ffn", false, 0, 0);
+  c.q_lora_rank = get_int(m, "q_lora_rank", false, 0, 0);
+  c.kv_lora_rank = get_int(m, "kv_lora_rank", false, 0, 0);
+  c.qk_nope_dim = get_int(m, "qk_nope_dim", false, 0, 0);
+  c.qk_rope_dim = get_int(m, "qk_rope_dim", false, 0, 0);
+  c.v_head_dim = get_int(m, "v_head_dim", false, 0, 0);
+  c.window = get_int(m, "window", false, 0, 0);
+  c.window_layers = get_int(m, "window_layers", false, 0, 0);
+  c.chunked = m.choice("window_kind", {"sliding", "chunked"}).value_or("sliding") == "chunked";
+  c.sinks = get_bool(m, "sinks", false);
+  c.mtp_layers = get_int(m, "mtp_layers", false, 0, 0);
+  c.qk_norm = get_bool(m, "qk_norm", false);
+  c.sandwich_norm = get_bool(m, "sandwich_norm", false);
+  c.attn_softcap = get_bool(m, "attn_softcap", false);
+  c.logit_softcap = get_bool(m, "logit_softcap", false);
+  std::vector<std::string> precisions;
+  for (Precision p : kAllPrecisions) precisions.emplace_back(to_string(p));
+  if (std::optional<std::string> p = m.choice("stored_as", precisions)) c.stored_as = parse_precision(*p);
+  for (const std::string& r : m.str_list("stored_roles")) {
+    if (std::optional<Role> role = parse_role(r))
+      c.stored_roles.push_back(*role);
+    else
+      m.error(m.node()["stored_roles"], "unknown role '" + r + "' in stored_roles; one of " + role_choices());
+  }
+  c.quantization = m.str("quantization").value_or("");
   c.tied_embeddings = get_bool(m, "tied_embeddings", false);
   c.attn_bias = get_bool(m, "attn_bias", false);
+  c.qkv_bias = get_bool(m, "qkv_bias", false);
   c.mlp_bias = get_bool(m, "mlp_bias", false);
   c.lm_head_bias = get_bool(m, "lm_head_bias", false);
   c.parallel_block = get_bool(m, "parallel_block", false);
@@ -78,6 +124,7 @@ std::optional<TransformerConfig> parse_transformer(YamlMap& m) {
   if ((c.image_size > 0) != (c.patch_size > 0)) m.error("image_size and patch_size go together");
   if (c.image_size > 0 && c.image_size % c.patch_size != 0) m.error("patch_size must divide image_size");
   if (c.decoder && c.image_size > 0) m.error("a decoder takes tokens, not images");
+  check_transformer(c, [&](const std::string& msg) { m.error(msg); });
   if (m.diagnostics()->errors.size() > before) return std::nullopt;
   return c;
 }

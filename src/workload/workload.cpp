@@ -4,7 +4,9 @@
 #include "workload/workload.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "core/enum_table.h"
 #include "workload/ops.h"
 
 namespace rooftop::workload {
@@ -37,6 +39,25 @@ std::string_view to_string(OpKind k) {
   }
   return "other";
 }
+
+namespace {
+inline constexpr EnumName<Role> kRoleNames[] = {
+    {Role::other, "other"},
+    {Role::embedding, "embedding"},
+    {Role::attention_proj, "attention_proj"},
+    {Role::attention, "attention"},
+    {Role::ffn, "ffn"},
+    {Role::moe_router, "moe_router"},
+    {Role::routed_expert, "routed_expert"},
+    {Role::shared_expert, "shared_expert"},
+    {Role::lm_head, "lm_head"},
+};
+static_assert(enum_table_complete(kRoleNames, std::size_t(Role::last) + 1));
+}  // namespace
+
+std::string_view to_string(Role r) { return enum_name(kRoleNames, r); }
+std::optional<Role> parse_role(std::string_view s) { return enum_parse(kRoleNames, s); }
+std::string role_choices() { return enum_choices(kRoleNames); }
 
 std::string_view to_string(Optimizer o) { return o == Optimizer::adagrad ? "Adagrad" : "Adam"; }
 double optimizer_states(Optimizer o) { return o == Optimizer::adagrad ? 1 : 2; }
@@ -96,10 +117,39 @@ double op_bytes(const Operator& op, double batch, Precision weights_p, Precision
   double weights = op.weight_elems;
   if (op.weight_elems_per_sample > 0) weights = std::min(op.weight_elems, batch * op.weight_elems_per_sample);
   if (op.phase == Phase::optimizer) return (weights + batch * (op.in_elems + op.out_elems)) * 4.0;
-  const bool reads_cache = op.phase == Phase::decode && op.kind == OpKind::attention;
   // The KV cache is stored in at least one byte per element (docs/model.md#memory).
-  const double in_bpe = reads_cache ? std::max(1.0, bytes_per_element(kv)) : bytes_per_element(activations);
-  return weights * bytes_per_element(weights_p) + batch * (op.in_elems * in_bpe + op.out_elems * bytes_per_element(activations));
+  const double in_bpe = reads_kv_cache(op) ? std::max(1.0, bytes_per_element(kv)) : bytes_per_element(activations);
+  return weights * weight_bytes_per_element(op, weights_p) +
+         batch * (op.in_elems * in_bpe + op.out_elems * bytes_per_element(activations));
+}
+
+double weight_bytes_per_element(const Operator& op, Precision requested) {
+  const double want = bytes_per_element(requested);
+  return op.stored_as ? std::min(want, bytes_per_element(*op.stored_as)) : want;
+}
+
+double attention_span(double x, double limit, bool chunked) {
+  if (limit <= 0) return x;
+  return chunked ? std::fmod(x, limit) : std::min(x, limit);
+}
+
+double span_pairs(double n, double limit, bool chunked) {
+  if (limit <= 0 || n <= limit) return n * (n + 1) / 2;
+  if (!chunked) return limit * (limit + 1) / 2 + (n - limit) * limit;
+  const double whole = std::floor(n / limit), rest = n - whole * limit;
+  return whole * limit * (limit + 1) / 2 + rest * (rest + 1) / 2;
+}
+
+double span_area(double n, double limit, bool chunked) {
+  if (limit <= 0 || n <= limit) return n * n / 2;
+  if (!chunked) return limit * limit / 2 + (n - limit) * limit;
+  const double whole = std::floor(n / limit), rest = n - whole * limit;
+  return whole * limit * limit / 2 + rest * rest / 2;
+}
+
+double kv_elems_at(const Workload& w, double tokens) {
+  const double windowed = w.kv_window_elems_per_token;
+  return (w.kv_elems_per_token - windowed) * tokens + windowed * attention_span(tokens, w.kv_window, w.kv_window_chunked);
 }
 
 Totals totals(const std::vector<Operator>& ops, double batch, Precision p) {

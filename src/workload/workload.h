@@ -34,6 +34,23 @@ enum class OpKind {
   memory,       // shape-only ops: reshape, transpose, concat, copy, resize (bytes, no FLOPs)
   other,
 };
+// What an operator is, where the model must tell (expert parallel shards the
+// routed experts and sends an all-to-all per router; decode attention reads
+// the KV cache; the LM head runs on generated tokens). Builders set it on
+// every operator, the ONNX importer where the graph says so, a custom model
+// with `role:`; `other` is everything the model needs no name for.
+enum class Role {
+  other,
+  embedding,       // token / position / table lookups
+  attention_proj,  // q, k, v and output projections (MLA: the low-rank down and up projections)
+  attention,       // scores and context; at decode it reads the KV cache
+  ffn,             // a dense feed-forward block
+  moe_router,      // the gate that picks each token's experts (one per MoE layer)
+  routed_expert,   // expert FFNs a token reaches through the router (sharded by expert parallel)
+  shared_expert,   // expert FFNs every token runs (DeepSeek, Llama 4)
+  lm_head,         // the projection to the vocabulary
+  last = lm_head,
+};
 enum class Family { cnn, encoder, decoder_llm, recsys, diffusion, custom, onnx };
 // The optimizer a model trains with: its per-parameter state and the
 // elements one update reads and writes (docs/model.md#memory).
@@ -58,6 +75,10 @@ inline constexpr Family kYamlFamilies[] = {Family::cnn,    Family::encoder,   Fa
                                             Family::recsys, Family::diffusion, Family::custom};
 std::optional<Task> parse_task(std::string_view s);
 std::optional<OpKind> parse_op_kind(std::string_view s);
+std::string_view to_string(Role r);
+std::optional<Role> parse_role(std::string_view s);
+// "other, embedding, ... or lm_head" (for errors and docs).
+std::string role_choices();
 
 // One operator (or `repeat` identical ones, e.g. the same layer N times).
 // All sizes are for ONE instance; FLOPs and activations are for ONE sample
@@ -99,13 +120,56 @@ struct Operator {
   // normalized. Set by training_ops on a CNN's norms; inference uses the
   // running statistics, folded into the convolution (docs/model.md#batch-norm).
   bool batch_statistics = false;
+  // Inference: the format the published checkpoint stores this operator's
+  // weights in (a Hugging Face quantization_config: gpt-oss's MXFP4 experts,
+  // DeepSeek-V3's block-scaled FP8). Weights are never read wider than the
+  // checkpoint: a wider requested format keeps this one, a narrower one wins.
+  std::optional<Precision> stored_as = std::nullopt;
+  Role role = Role::other;          // what the operator is (Role; default_role(kind) for builders)
+  // One of the per-layer operators of a transformer's layer stack, whatever
+  // its repeat (MoE, dense and windowed ones run on a subset of the layers):
+  // pipeline stages split these; the rest (embeddings, final norm, head) sit
+  // whole on the first or last stage. False where the builder cannot tell.
+  bool in_layer_stack = false;
 };
+
+// The role an operator's kind implies on its own (table lookups are
+// embeddings, attention kernels attention); `other` for the rest, whose role
+// only the builder or importer can know.
+inline Role default_role(OpKind k) {
+  return k == OpKind::embedding ? Role::embedding : k == OpKind::attention ? Role::attention : Role::other;
+}
+
+// A routed or shared expert FFN (the mixture-of-experts part of a layer).
+inline bool is_expert(const Operator& op) {
+  return op.role == Role::routed_expert || op.role == Role::shared_expert;
+}
+
+// Decode attention: its inputs are the KV cache (in the KV format).
+inline bool reads_kv_cache(const Operator& op) {
+  return op.phase == Phase::decode && (op.kind == OpKind::attention || op.role == Role::attention);
+}
+
+// Bytes per element of `op`'s weights when `requested` is asked for: the
+// checkpoint's format when that is narrower (Operator::stored_as).
+double weight_bytes_per_element(const Operator& op, Precision requested);
 
 // A CNN's norms are batch norms: training reduces their statistics over the
 // batch; inference folds them, with running statistics, into the convolution.
 inline bool is_batch_norm(const Operator& op, Family family) {
   return op.kind == OpKind::norm && family == Family::cnn;
 }
+
+// Positions a query at context position x attends to when its layer reaches
+// at most `limit` tokens (0: all of them): sliding, min(x, limit); chunked,
+// the positions of the current chunk, x mod limit.
+double attention_span(double x, double limit, bool chunked);
+// The sum of attention_span(i) over positions i = 1..n (causal prefill pairs;
+// limit 0: n (n + 1) / 2).
+double span_pairs(double n, double limit, bool chunked);
+// The integral of attention_span(x) over x in [0, n]: the mean span over the
+// contexts [a, b] is (span_area(b) - span_area(a)) / (b - a) (limit 0: n^2 / 2).
+double span_area(double n, double limit, bool chunked);
 
 // Bytes one instance moves at `batch` samples and precision `p`.
 double op_bytes(const Operator& op, double batch, Precision p);
@@ -150,6 +214,22 @@ struct Workload {
   // pipeline depth (layers), recompute and expert parallel.
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0;
   int experts = 0, top_k = 0;       // mixture of experts: experts per layer, experts per token
+  int shared_experts = 0;           // always-active experts per MoE layer (DeepSeek: 1)
+  int moe_layers = 0;               // layers whose FFN is a mixture of experts (DeepSeek-V3: 58 of 61)
+  // Multi-token prediction modules the checkpoint ships (DeepSeek-V3: 1). They
+  // are not in `ops` or `params`: plain decoding does not run them; a
+  // speculative decoder drafts with them.
+  int mtp_layers = 0;
+
+  // Attention limited to recent tokens on some layers (docs/workloads.md#windows):
+  // the part of kv_elems_per_token those layers hold, and how far they reach.
+  // A sliding window reads the last `kv_window` positions; chunked attention
+  // (Llama 4) the positions of the current chunk of `kv_window`.
+  double kv_window_elems_per_token = 0;
+  double kv_window = 0;
+  bool kv_window_chunked = false;
+  // The published checkpoint's weight format, in words ("mxfp4 routed experts"); empty: 16-bit.
+  std::string quantization;
 
   // Forward operators of one TRAINING sample when they differ from `ops`
   // (decoder LLMs: one sequence of seq_len tokens, LM head on every token;
@@ -162,6 +242,19 @@ struct Workload {
   std::vector<std::string> references;  // sources for params / FLOPs / the sample definition
   std::vector<std::string> unsupported_ops;  // ops an importer could not cost (listed, never zero)
 };
+
+// The model generates tokens (a decoder LLM: prefill then decode): its
+// throughput is in tokens/s and it is served with continuous batching.
+inline bool generates_tokens(const Workload& w) {
+  for (const Operator& op : w.ops)
+    if (op.phase == Phase::decode) return true;
+  return false;
+}
+
+// KV-cache elements one sequence holds at a context of `tokens` positions:
+// full-attention layers hold every position, windowed ones at most their
+// window (docs/workloads.md#windows).
+double kv_elems_at(const Workload& w, double tokens);
 
 // The shape to build a workload for. Unset fields take the model's defaults
 // (its MLPerf definition where one exists).
@@ -211,5 +304,10 @@ Result<Workload> build_zoo(std::string_view id, const BuildOptions& opts);
 
 // Parses a custom model YAML (docs/workloads.md); errors carry file:line.
 Result<Workload> parse_workload_yaml(std::string_view text, const std::string& name, const BuildOptions& opts);
+
+// Reads a Hugging Face config.json (docs/workloads.md#hugging-face): the
+// architectures listed there, every field that changes cost. An unknown
+// architecture, or a field it does not understand, is invalid_input naming it.
+Result<Workload> parse_hf_config(std::string_view json_text, const std::string& file, const BuildOptions& opts);
 
 }  // namespace rooftop::workload

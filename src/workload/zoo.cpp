@@ -45,6 +45,10 @@ void read_op(const YAML::Node& node, const std::string& file, std::size_t index,
                    OpKind::softmax, OpKind::embedding, OpKind::pool, OpKind::reduce, OpKind::memory, OpKind::other})
     kinds.emplace_back(to_string(k));
   if (auto k = m.choice("kind", kinds, true)) op.kind = *parse_op_kind(*k);
+  op.role = default_role(op.kind);
+  std::vector<std::string> roles;
+  for (int r = 0; r <= int(Role::last); ++r) roles.emplace_back(to_string(Role(r)));
+  if (auto r = m.choice("role", roles)) op.role = *parse_role(*r);
   if (auto p = m.choice("phase", {"forward", "prefill", "decode"})) op.phase = *parse_phase(*p);
   op.repeat = m.num("repeat", false, 1, kMax).value_or(1);
   op.flops = m.num("flops", false, 0, kMax).value_or(0);

@@ -57,11 +57,13 @@ inline workload::Workload matmul_model(double params, double act_elems = 1000) {
 }
 
 // A mixture of experts: a `dense`-parameter matmul and `expert_params` in
-// the expert FFNs (`layers.moe.experts.*`), `experts` per layer, top-2.
+// the routed expert FFNs (role routed_expert; the name is any), `experts`
+// per layer, top-2.
 inline workload::Workload moe_model(double dense, double expert_params, int experts, double act_elems = 10) {
   workload::Workload w = matmul_model(dense, act_elems);
   workload::Operator e = w.ops[0];
-  e.name = "layers.moe.experts.up";
+  e.name = "ffn.experts";
+  e.role = workload::Role::routed_expert;
   e.params = e.weight_elems = expert_params;
   w.ops.push_back(e);
   w.params = w.active_params = dense + expert_params;
