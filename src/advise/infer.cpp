@@ -78,12 +78,11 @@ Sizing size_inference(const SizingInput& in) {
   const catalog::Accelerator& a = *in.accelerator;
   Sizing out;
   const int limit = in.fixed_count.value_or(s.max_devices);
-  const bool continuous = w.throughput_unit == "tokens/s";
+  const bool continuous = workload::generates_tokens(w);
   const double tokens_per_request = continuous && w.output_tokens > 0 ? w.output_tokens : 1;
   const double rtt_s = s.network_rtt_s[static_cast<int>(a.form_factor)];
   // A decoder LLM under a p99 objective is sized by simulating its server.
-  const bool simulated = continuous && s.objective == ObjectiveKind::latency &&
-                         std::any_of(w.ops.begin(), w.ops.end(), [](const workload::Operator& op) { return op.phase == workload::Phase::decode; });
+  const bool simulated = continuous && s.objective == ObjectiveKind::latency;
 
   Best best;
   double best_throughput = 0;                             // for "closest miss"

@@ -194,7 +194,7 @@ Result<Evaluator> Evaluator::make(const Request& req) {
       if (op.phase != Phase::forward) continue;
       s->batch_norms = s->batch_norms || op.batch_statistics;
       if (op.kind == OpKind::norm) s->boundary_elems = std::max(s->boundary_elems, op.out_elems);
-      if (op.name.find("moe.router") != std::string::npos) s->moe_layers += op.repeat;
+      if (op.role == workload::Role::moe_router) s->moe_layers += op.repeat;
       if (w.family == workload::Family::recsys && op.kind == OpKind::embedding) s->table_out_elems += op.out_elems * op.repeat;
     }
     if (s->boundary_elems == 0)
@@ -205,7 +205,7 @@ Result<Evaluator> Evaluator::make(const Request& req) {
     if (w.family == workload::Family::recsys)
       for (const Operator& op : w.ops)
         if (op.kind == OpKind::embedding && op.phase == Phase::forward) s->table_out_elems += op.out_elems * op.repeat;
-    s->llm = std::any_of(w.ops.begin(), w.ops.end(), [](const Operator& op) { return op.phase == Phase::decode; });
+    s->llm = workload::generates_tokens(w);
     s->out_tokens = std::max(1, w.output_tokens);
   }
   s->fabric = detail::fabric_for(a, s->e);

@@ -252,9 +252,7 @@ ServeStats simulate_replicas(const std::vector<ServeRequest>& reqs, int replicas
   return s;
 }
 
-bool is_llm(const workload::Workload& w) {
-  return std::any_of(w.ops.begin(), w.ops.end(), [](const Operator& op) { return op.phase == Phase::decode; });
-}
+bool is_llm(const workload::Workload& w) { return workload::generates_tokens(w); }
 
 // MLPerf Inference Server bounds (inference_rules.adoc v5.0, mlperf.conf;
 // shared/validation/mlperf-workloads.md section 2): p99 TTFT and TPOT.

@@ -104,7 +104,7 @@ StageEnds stage_ends(const Setup& s, const Plan& plan, bool (*in_phase)(Phase), 
   bool seen_stack = false;
   for (const Operator& op : s.ops) {
     if (!in_phase(op.phase)) continue;
-    if (op.repeat >= layers) {
+    if (op.in_layer_stack || op.repeat >= layers) {
       seen_stack = true;
       continue;
     }
@@ -288,7 +288,7 @@ Outcome train_step(const Setup& s, const Plan& plan, std::vector<OpPrediction>* 
   o.sums.time_s = compute_s + exposed;
   o.latency_s = compute_s * straggler_factor(plan.devices(), s.req.straggler_cv) + exposed;
   o.samples_per_s = plan.dp * b * k / o.latency_s;
-  const bool tokens = s.w->throughput_unit == "tokens/s";
+  const bool tokens = workload::generates_tokens(*s.w);
   const double tokens_per_sample = s.w->seq_len > 0 ? s.w->seq_len : s.w->input_tokens;
   o.throughput = tokens && tokens_per_sample > 0 ? o.samples_per_s * tokens_per_sample : o.samples_per_s;
   Communication& c = o.comm;
