@@ -129,6 +129,8 @@ std::string workload_list() {
 }
 
 std::string validate(std::vector<std::string> files, std::vector<std::string> overlays) {
+  // The CLI requires a file (its argument is required).
+  if (files.empty()) throw Failure{{Errc::invalid_input, "give at least one measurement CSV", "validate"}};
   const app::GlobalOptions g = global_options(overlays);
   return without_gil([&] { return app::validation_json(take(app::run_validation(files, g))).dump(); });
 }

@@ -265,6 +265,9 @@ def test_validate_bad_csv_raises_the_cli_message(cli, tmp_path):
         with pytest.raises(rooftop.Error) as e:
             rooftop.validate(path)
         assert_same_error(e, cli.error("validate", path))
+    with pytest.raises(rooftop.Error) as e:
+        rooftop.validate([])  # the CLI requires a file
+    assert e.value.exit_code == 2
 
 
 # ---- advise ----------------------------------------------------------------
