@@ -317,3 +317,17 @@ def test_readme_notebook_example_runs(src):
     scope = {}
     exec(compile(code, "README.md", "exec"), scope)  # noqa: S102 (our own README)
     assert scope["p"].throughput.value > 0
+
+
+def test_the_stub_declares_every_public_name():
+    import ast
+    stub = os.path.join(os.path.dirname(rooftop.__file__), "__init__.pyi")
+    tree = ast.parse(open(stub, encoding="utf-8").read())
+    declared = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    declared |= {t.id for n in tree.body if isinstance(n, ast.AnnAssign) for t in [n.target]}
+    assert set(rooftop.__all__) <= declared, set(rooftop.__all__) - declared
+    for name in ("predict", "serve", "frontier", "advise", "validate"):
+        stub_args = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name).args
+        real = rooftop.__dict__[name].__code__
+        names = real.co_varnames[:real.co_argcount + real.co_kwonlyargcount]
+        assert [a.arg for a in stub_args.args + stub_args.kwonlyargs] == list(names), name
