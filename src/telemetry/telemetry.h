@@ -72,6 +72,7 @@ struct DeviceSample {
   std::optional<double> mem_copy_util_pct;  // memory controller busy (NVML "memory")
   std::optional<double> fb_used_bytes;
   std::optional<double> fb_free_bytes;
+  std::optional<double> fb_reserved_bytes;  // held by the driver (NVML memory_v2 only)
   std::optional<double> temp_c;
   std::optional<double> power_w;
   std::optional<double> energy_j;           // counter since driver load

@@ -64,7 +64,7 @@ labels0='gpu="0",UUID="GPU-fa4e0000-0000-4000-8000-000000000000",pci_bus_id="000
 for want in "DCGM_FI_DEV_MEMORY_TEMP{$labels0} 62" "DCGM_FI_DEV_PCIE_REPLAY_COUNTER{$labels0} 3" \
             "DCGM_FI_DEV_DEC_UTIL{$labels0} 12" "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL{$labels0} 4000000" \
             "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS{$labels0} 2" "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS{$labels0} 1" \
-            "DCGM_FI_DEV_ROW_REMAP_FAILURE{$labels0} 0"; do
+            "DCGM_FI_DEV_ROW_REMAP_FAILURE{$labels0} 0" "DCGM_FI_DEV_FB_RESERVED{$labels0} 512"; do
   grep -qxF "$want" m.prom || { echo "FAIL: no line '$want'"; exit 1; }
 done
 grep -qx '# TYPE DCGM_FI_DEV_PCIE_REPLAY_COUNTER counter' m.prom

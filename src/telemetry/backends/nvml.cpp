@@ -425,6 +425,7 @@ class NvmlBackend final : public Backend {
     if (api_.mem_v2 && api_.mem_v2(g.handle, &m2) == kSuccess) {
       s.fb_used_bytes = static_cast<double>(m2.used);
       s.fb_free_bytes = static_cast<double>(m2.free);
+      s.fb_reserved_bytes = static_cast<double>(m2.reserved);
       return;
     }
     NvmlMemoryV1 m1{};

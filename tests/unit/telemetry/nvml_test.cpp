@@ -59,6 +59,7 @@ TEST(NvmlBackend, ReadsEveryFieldThroughTheRealLoader) {
   // memory_v2 (the struct version word was accepted): used excludes the 512 MiB reserved.
   EXPECT_DOUBLE_EQ(*s.fb_used_bytes, 20.0 * (1 << 30));
   EXPECT_DOUBLE_EQ(*s.fb_free_bytes, 80.0 * (1 << 30) - 512.0 * (1 << 20) - 20.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(*s.fb_reserved_bytes, 512.0 * (1 << 20));
   EXPECT_DOUBLE_EQ(*s.temp_c, 51);       // via the deprecated nvmlDeviceGetTemperature fallback
   EXPECT_DOUBLE_EQ(*s.power_w, 301);     // mW -> W
   EXPECT_GE(*s.energy_j, 1000);          // mJ -> J
