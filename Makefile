@@ -28,10 +28,10 @@ setup:
 setup-test:
 	@bash scripts/setup.sh --test
 
-# The binary alone (what `make run` needs).
+# The binary and the Python module (build/python; docs/python.md).
 build: setup
 	@$(CONFIGURE)
-	cmake --build $(BUILD) -j $(JOBS) --target rooftop
+	cmake --build $(BUILD) -j $(JOBS) --target rooftop rooftop_python
 
 # Everything: the binary, the test programs and the benchmarks. Configuring
 # again lets a tree first built by `make run` pick up the test packages.

@@ -17,6 +17,7 @@
 #include "core/text.h"
 #include "core/yaml.h"
 #include "inputs.h"
+#include "jobs.h"
 #include "report/report.h"
 #include "report_out.h"
 
@@ -209,41 +210,59 @@ std::string today_utc() {
   return buf;
 }
 
-int run_advise(const AdviseOptions& o, const GlobalOptions& global) {
+}  // namespace
+
+Result<AdviseOutcome> run_advice(const std::string& text, const std::string& name, const GlobalOptions& global) {
   // 1. The scenario, the catalog and the workload it names.
-  Result<std::string> text = read_file(o.scenario);
-  if (!text) return report_error(text.error());
-  Result<advise::Scenario> s = advise::parse_scenario(*text, o.scenario);
-  if (!s) return report_error(s.error());
+  Result<advise::Scenario> s = advise::parse_scenario(text, name);
+  if (!s) return make_error(s.error());
   s->today = today_utc();  // ages catalog prices (a note when one is over 12 months old)
   Result<catalog::Catalog> cat = load_catalog(global);
-  if (!cat) return report_error(cat.error());
+  if (!cat) return make_error(cat.error());
   WorkloadInputs inputs;
   inputs.build = s->shape;
   // Time to the MLPerf target: the benchmark's own training shape
   // (sequence length, LoRA) unless the scenario sets one.
   Result<workload::Workload> w =
       s->train_to_target ? load_benchmark_workload(s->model, inputs) : load_workload(s->model, inputs);
-  if (!w) return report_error(Error{w.error().code, w.error().message, s->model_line});
+  if (!w) return make_error(Error{w.error().code, w.error().message, s->model_line});
   std::vector<model::ConvergencePoint> rcps;
   if (s->train_to_target) {
     Result<std::vector<model::ConvergencePoint>> r = load_rcps();
-    if (!r) return report_error(r.error());
+    if (!r) return make_error(r.error());
     rcps = std::move(*r);
   }
   // 2. Advise.
   Result<std::vector<model::ErrorBand>> bands = load_error_bands();
-  if (!bands) return report_error(bands.error());
+  if (!bands) return make_error(bands.error());
   Result<advise::Advice> a = advise::advise(*s, *cat, *w, rcps, *bands);
-  if (!a) return report_error(a.error());
+  if (!a) return make_error(a.error());
+  return AdviseOutcome{std::move(*s), std::move(*a)};
+}
+
+json advice_json(const AdviseOutcome& r, std::size_t top) { return advice_json(r.scenario, r.advice, top); }
+
+Error nothing_feasible_error(const AdviseOutcome& r, const std::string& name) {
+  return Error{Errc::invalid_input, advise::nothing_feasible(r.scenario, r.advice), name};
+}
+
+namespace {
+
+int run_advise(const AdviseOptions& o, const GlobalOptions& global) {
+  Result<std::string> text = read_file(o.scenario);
+  if (!text) return report_error(text.error());
+  Result<AdviseOutcome> r = run_advice(*text, o.scenario, global);
+  if (!r) return report_error(r.error());
+  const advise::Scenario& s = r->scenario;
+  const advise::Advice& a = r->advice;
   // 3. Output, then the verdict.
-  if (o.json) std::printf("%s\n", advice_json(*s, *a, o.top).dump(2).c_str());
-  else print_text(*s, *a, o.top);
+  if (o.json) std::printf("%s\n", advice_json(*r, o.top).dump(2).c_str());
+  else print_text(s, a, o.top);
   if (!o.report.empty()) {
-    Result<void> ok = write_report(advise::build_report(*s, *a, o.top), o.report);
+    Result<void> ok = write_report(advise::build_report(s, a, o.top), o.report);
     if (!ok) return report_error(ok.error());
   }
-  if (a->candidates.empty()) return report_error(Error{Errc::invalid_input, advise::nothing_feasible(*s, *a), o.scenario});
+  if (a.candidates.empty()) return report_error(nothing_feasible_error(*r, o.scenario));
   return kExitOk;
 }
 

@@ -14,6 +14,7 @@
 #include "core/text.h"
 #include "core/yaml.h"
 #include "inputs.h"
+#include "jobs.h"
 #include "report/report.h"
 
 namespace rooftop::app {
@@ -275,36 +276,62 @@ int print_missing(const std::vector<const Accelerator*>& shown, bool as_json) {
   return kExitOk;
 }
 
-int run_list(const CatalogOptions& o, const GlobalOptions& global) {
-  Result<catalog::Catalog> cat = load_catalog(global);
-  if (!cat) return report_error(cat.error());
+}  // namespace
+
+Result<std::vector<const Accelerator*>> select_accelerators(const catalog::Catalog& cat, const std::string& kind_name,
+                                                            const std::string& vendor) {
   std::set<std::string> vendors;
-  for (const Accelerator& a : cat->accelerators) vendors.insert(a.vendor);
+  for (const Accelerator& a : cat.accelerators) vendors.insert(a.vendor);
   std::optional<catalog::Kind> kind;
-  if (!o.kind.empty()) {
-    kind = catalog::parse_kind(o.kind);
-    if (!kind) return report_error({Errc::invalid_input, "unknown kind '" + o.kind + "'; use one of: gpu, tpu, npu, fpga, asic, cpu, edge", "--kind"});
+  if (!kind_name.empty()) {
+    kind = catalog::parse_kind(kind_name);
+    if (!kind) return make_error({Errc::invalid_input, "unknown kind '" + kind_name + "'; use one of: gpu, tpu, npu, fpga, asic, cpu, edge", "--kind"});
   }
-  if (!o.vendor.empty() && !vendors.count(to_lower(o.vendor))) {
+  if (!vendor.empty() && !vendors.count(to_lower(vendor))) {
     std::vector<std::string> all(vendors.begin(), vendors.end());
     std::string list;
     for (const std::string& v : all) list += (list.empty() ? "" : ", ") + v;
-    std::string msg = "unknown vendor '" + o.vendor + "'";
-    std::vector<std::string> near = closest_matches(o.vendor, all, 1);
+    std::string msg = "unknown vendor '" + vendor + "'";
+    std::vector<std::string> near = closest_matches(vendor, all, 1);
     if (!near.empty()) msg += " (did you mean '" + near.front() + "'?)";
-    return report_error({Errc::invalid_input, msg + "; the catalog has: " + list, "--vendor"});
+    return make_error({Errc::invalid_input, msg + "; the catalog has: " + list, "--vendor"});
   }
   std::vector<const Accelerator*> shown;
-  for (const Accelerator& a : cat->accelerators) {
+  for (const Accelerator& a : cat.accelerators) {
     if (kind && a.kind != *kind) continue;
-    if (!o.vendor.empty() && a.vendor != to_lower(o.vendor)) continue;
+    if (!vendor.empty() && a.vendor != to_lower(vendor)) continue;
     shown.push_back(&a);
   }
+  return shown;
+}
+
+json catalog_list_json(const std::vector<const Accelerator*>& shown) {
+  json arr = json::array();
+  for (const Accelerator* a : shown) arr.push_back(entry_json(*a));
+  return json{{"accelerators", arr}};
+}
+
+json accelerator_json(const Accelerator& a) {
+  json j = entry_json(a);
+  json sources = json::object();
+  for (const FieldRow& r : field_rows(a)) {
+    if (!r.citation.empty()) sources[r.field] = {{"key", catalog::source_key(a, r.citation)}, {"citation", r.citation}};
+  }
+  j["sources"] = sources;
+  return j;
+}
+
+namespace {
+
+int run_list(const CatalogOptions& o, const GlobalOptions& global) {
+  Result<catalog::Catalog> cat = load_catalog(global);
+  if (!cat) return report_error(cat.error());
+  Result<std::vector<const Accelerator*>> selected = select_accelerators(*cat, o.kind, o.vendor);
+  if (!selected) return report_error(selected.error());
+  const std::vector<const Accelerator*>& shown = *selected;
   if (o.missing) return print_missing(shown, o.json);
   if (o.json) {
-    json arr = json::array();
-    for (const Accelerator* a : shown) arr.push_back(entry_json(*a));
-    std::printf("%s\n", json{{"accelerators", arr}}.dump(2).c_str());
+    std::printf("%s\n", catalog_list_json(shown).dump(2).c_str());
     return kExitOk;
   }
   using report::Align;
@@ -329,17 +356,11 @@ int run_show(const CatalogOptions& o, const GlobalOptions& global) {
   Result<const Accelerator*> found = cat->get(o.id);
   if (!found) return report_error(found.error());
   const Accelerator& a = **found;
-  std::vector<FieldRow> rows = field_rows(a);
   if (o.json) {
-    json j = entry_json(a);
-    json sources = json::object();
-    for (const FieldRow& r : rows) {
-      if (!r.citation.empty()) sources[r.field] = {{"key", catalog::source_key(a, r.citation)}, {"citation", r.citation}};
-    }
-    j["sources"] = sources;
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", accelerator_json(a).dump(2).c_str());
     return kExitOk;
   }
+  std::vector<FieldRow> rows = field_rows(a);
   std::printf("%s: %s\n", a.id.c_str(), a.name.c_str());
   std::string aliases;
   for (const std::string& s : a.aliases) aliases += (aliases.empty() ? "" : ", ") + s;

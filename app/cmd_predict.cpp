@@ -12,6 +12,7 @@
 #include "command.h"
 #include "core/text.h"
 #include "inputs.h"
+#include "jobs.h"
 #include "embedded/embedded.h"
 #include "model/model.h"
 #include "model/serve_sim.h"
@@ -24,22 +25,6 @@ namespace {
 
 using nlohmann::json;
 
-struct PredictOptions {
-  std::string model, accelerator, task = "infer", precision, scenario = "offline", latency_target, plan, trace;
-  std::optional<double> rate;
-  std::optional<int> requests;
-  double chunk_tokens = 2048;
-  bool scenario_given = false;
-  int count = 1;
-  std::optional<int> batch, input_tokens, output_tokens, seq, global_batch;
-  std::string kv_cache = "paged";
-  bool to_target = false;
-  bool lora = false;
-  int grad_accumulation = 1;
-  double straggler_cv = 0;
-  int top = 10;
-  bool json = false;
-};
 
 
 // Time to train to the MLPerf quality target (predict --to-target).
@@ -280,37 +265,39 @@ std::string text_output(const model::Prediction& p, const std::optional<ToTarget
   return out;
 }
 
-int run_predict(const PredictOptions& o, const GlobalOptions& global) {
+}  // namespace
+
+Result<PredictOutcome> run_prediction(const PredictOptions& o, const GlobalOptions& global) {
   Result<catalog::Catalog> cat = load_catalog(global);
-  if (!cat) return report_error(cat.error());
+  if (!cat) return make_error(cat.error());
   Result<const catalog::Accelerator*> acc = cat->get(o.accelerator);
   if (!acc) {
     Error e = acc.error();
     if (e.context.empty()) e.context = "--accelerator";
-    return report_error(e);
+    return make_error(e);
   }
   std::optional<workload::Task> task = workload::parse_task(o.task);
-  if (!task) return report_error({Errc::invalid_input, "unknown task '" + o.task + "' (infer or train)", "--task"});
+  if (!task) return make_error({Errc::invalid_input, "unknown task '" + o.task + "' (infer or train)", "--task"});
   const bool simulate = o.rate || !o.trace.empty();
   std::optional<model::Scenario> scenario = model::parse_scenario(simulate && !o.scenario_given ? "server" : o.scenario);
   if (!scenario)
-    return report_error({Errc::invalid_input, "unknown scenario '" + o.scenario + "' (offline, server, single-stream)", "--scenario"});
+    return make_error({Errc::invalid_input, "unknown scenario '" + o.scenario + "' (offline, server, single-stream)", "--scenario"});
   if (simulate && *scenario != model::Scenario::server)
-    return report_error({Errc::invalid_input, "--rate and --trace simulate the server scenario, not '" + o.scenario + "'", "--scenario"});
+    return make_error({Errc::invalid_input, "--rate and --trace simulate the server scenario, not '" + o.scenario + "'", "--scenario"});
   model::ServeOptions serve;
   serve.rate_per_s = o.rate;
   serve.chunk_tokens = o.chunk_tokens;
-  if (o.requests && *o.requests < 1) return report_error({Errc::invalid_input, "must be a whole number of requests >= 1", "--requests"});
+  if (o.requests && *o.requests < 1) return make_error({Errc::invalid_input, "must be a whole number of requests >= 1", "--requests"});
   if (o.requests) serve.requests = *o.requests;
-  if (o.rate && !(*o.rate > 0)) return report_error({Errc::invalid_input, "must be a positive number of requests per second", "--rate"});
-  if (o.chunk_tokens < 0) return report_error({Errc::invalid_input, "must not be negative", "--chunk-tokens"});
+  if (o.rate && !(*o.rate > 0)) return make_error({Errc::invalid_input, "must be a positive number of requests per second", "--rate"});
+  if (o.chunk_tokens < 0) return make_error({Errc::invalid_input, "must not be negative", "--chunk-tokens"});
   if (!o.trace.empty()) {
     Result<std::string> text = read_file(o.trace);
-    if (!text) return report_error({Errc::invalid_input, text.error().message, "--trace " + o.trace});
+    if (!text) return make_error({Errc::invalid_input, text.error().message, "--trace " + o.trace});
     Result<std::vector<model::ServeRequest>> trace = model::parse_serve_trace(*text, o.trace, &serve.trace_has_arrivals);
-    if (!trace) return report_error(trace.error());
+    if (!trace) return make_error(trace.error());
     if (serve.trace_has_arrivals && o.rate)
-      return report_error({Errc::invalid_input, "the trace gives its own arrivals (arrival_s); drop --rate or the column", "--rate"});
+      return make_error({Errc::invalid_input, "the trace gives its own arrivals (arrival_s); drop --rate or the column", "--rate"});
     serve.trace = std::move(*trace);
   }
   model::Request req;
@@ -323,13 +310,13 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   req.straggler_cv = o.straggler_cv;
   if (!o.plan.empty()) {
     Result<model::PlanSpec> spec = model::parse_plan(o.plan);
-    if (!spec) return report_error(spec.error());
+    if (!spec) return make_error(spec.error());
     req.plan = *spec;
   }
   if (!o.precision.empty()) {
     std::optional<PrecisionSpec> spec = parse_precision_spec(o.precision);
     if (!spec)
-      return report_error({Errc::invalid_input, "unknown precision '" + o.precision + "'; accepted: " +
+      return make_error({Errc::invalid_input, "unknown precision '" + o.precision + "'; accepted: " +
                                                     std::string(kPrecisionForms), "--precision"});
     req.precision = spec->compute;
     req.weight_precision = spec->weights;
@@ -337,7 +324,7 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   }
   if (!o.latency_target.empty()) {
     Result<double> t = parse_duration(o.latency_target);
-    if (!t) return report_error({Errc::invalid_input, t.error().message, "--latency-target"});
+    if (!t) return make_error({Errc::invalid_input, t.error().message, "--latency-target"});
     req.latency_target_s = *t;
   }
   WorkloadInputs in;
@@ -345,11 +332,11 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   in.build.output_tokens = o.output_tokens;
   in.build.seq_len = o.seq;
   if (o.kv_cache != "paged" && o.kv_cache != "static")
-    return report_error({Errc::invalid_input, "'" + o.kv_cache + "' is not a KV cache layout (paged or static)", "--kv-cache"});
+    return make_error({Errc::invalid_input, "'" + o.kv_cache + "' is not a KV cache layout (paged or static)", "--kv-cache"});
   in.build.static_kv = o.kv_cache == "static";
   in.onnx_batch = o.batch;
   if (o.lora && req.task != workload::Task::train)
-    return report_error({Errc::invalid_input, "--lora fine-tunes adapters: it needs --task train", "--lora"});
+    return make_error({Errc::invalid_input, "--lora fine-tunes adapters: it needs --task train", "--lora"});
   // Time to the MLPerf target prices the benchmark's own recipe (its
   // sequence length, LoRA for llama2_70b_lora) unless the flags set one.
   std::string recipe;
@@ -359,12 +346,12 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   if (!w) {
     Error e = w.error();
     if (e.context.empty()) e.context = "--model";
-    return report_error(e);
+    return make_error(e);
   }
   if (o.lora && o.to_target) {
     const model::Benchmark* b = model::mlperf_benchmark(w->id);
     if (b && !b->lora)
-      return report_error({Errc::invalid_input,
+      return make_error({Errc::invalid_input,
                            "MLPerf's " + std::string(b->benchmark) +
                                " benchmark trains every weight: its convergence points do not apply to LoRA fine-tuning",
                            "--lora"});
@@ -374,46 +361,58 @@ int run_predict(const PredictOptions& o, const GlobalOptions& global) {
   req.workload = &*w;
   req.global_batch = o.global_batch;
   if (o.to_target && req.task != workload::Task::train)
-    return report_error({Errc::invalid_input, "--to-target needs --task train", "--to-target"});
+    return make_error({Errc::invalid_input, "--to-target needs --task train", "--to-target"});
   Result<model::Prediction> p = model::predict(req);
-  if (!p) return report_error(p.error());
+  if (!p) return make_error(p.error());
   if (!recipe.empty()) p->assumptions.push_back({"training_recipe", recipe, "docs/model.md#time-to-train"});
   else if (o.lora)
     p->assumptions.push_back({"training_recipe", "LoRA adapters on frozen weights", "docs/model.md#lora"});
   std::optional<ToTarget> tt;
   if (o.to_target) {
     Result<std::vector<model::ConvergencePoint>> rcps = load_rcps();
-    if (!rcps) return report_error(rcps.error());
+    if (!rcps) return make_error(rcps.error());
     Result<model::TimeToTarget> t = model::time_to_target(*rcps, w->id, *p);
-    if (!t) return report_error({t.error().code, t.error().message, "--to-target"});
+    if (!t) return make_error({t.error().code, t.error().message, "--to-target"});
     tt = *t;
   }
   Result<std::vector<model::ErrorBand>> bands = load_error_bands();
-  if (!bands) return report_error(bands.error());
+  if (!bands) return make_error(bands.error());
   model::Sureness sure = model::sureness(*bands, workload::to_string(p->task), workload::to_string(w->family),
                                          (*acc)->vendor, to_string(p->precision), p->throughput, p->latency_s);
   // The Server scenario is simulated (docs/model.md#serving).
   std::optional<model::ServePrediction> served;
   if (req.task == workload::Task::infer && *scenario == model::Scenario::server) {
     Result<model::ServePrediction> v = model::simulate_server(req, serve);
-    if (!v) return report_error(v.error());
+    if (!v) return make_error(v.error());
     served = std::move(*v);
   }
+  return PredictOutcome{std::move(*p), tt, sure, std::move(served)};
+}
+
+json prediction_json(const PredictOutcome& r) {
+  json j = prediction_json(r.prediction, r.to_target, r.sure);
+  if (r.served) j["serving"] = serving_json(*r.served);
+  return j;
+}
+
+namespace {
+
+int run_predict(const PredictOptions& o, const GlobalOptions& global) {
+  Result<PredictOutcome> r = run_prediction(o, global);
+  if (!r) return report_error(r.error());
   std::string text;
   if (o.json) {
-    json j = prediction_json(*p, tt, sure);
-    if (served) j["serving"] = serving_json(*served);
-    text = j.dump(2) + "\n";
+    text = prediction_json(*r).dump(2) + "\n";
   } else {
-    text = text_output(*p, tt, o.top, sure);
-    if (served) {
+    text = text_output(r->prediction, r->to_target, o.top, r->sure);
+    if (r->served) {
       // The table is the offline figure at the full batch; say so before it,
       // since the simulation's latencies at the arrival rate differ from it.
       if (const std::size_t plan = text.find("\nplan: "); plan != std::string::npos) {
         text.insert(text.find('\n', plan + 1) + 1,
                     "metrics: offline, at the full batch; the server simulation below is at the arrival rate\n");
       }
-      text += serving_text(*served);
+      text += serving_text(*r->served);
     }
   }
   std::fputs(text.c_str(), stdout);

@@ -14,6 +14,7 @@
 #include "core/text.h"
 #include "core/yaml.h"
 #include "inputs.h"
+#include "jobs.h"
 #include "model/ranges.h"
 #include "model/validate.h"
 #include "report/report.h"
@@ -75,6 +76,32 @@ std::string groups_text(const std::vector<std::string>& cols, const std::vector<
 }
 
 
+std::string text_output(const model::Validation& v) {
+  report::Table t;
+  t.headers = {"id", "accelerator", "model", "unit", "measured", "predicted", "error", "how"};
+  t.align = {report::Align::left, report::Align::left, report::Align::left, report::Align::left,
+             report::Align::right, report::Align::right, report::Align::right, report::Align::left};
+  std::string skipped;
+  for (const model::RowResult& r : v.rows) {
+    if (!r.predicted) {
+      skipped += fmt::format("  {}: {}\n", r.id, r.reason);
+      continue;
+    }
+    t.rows.push_back({r.id, r.accelerator, r.model, r.unit, plain(r.measured), plain(*r.predicted),
+                      fmt::format("{:+.1f} %", r.error_pct), r.method});
+  }
+  std::string out = t.render_text();
+  out += fmt::format("\npredicted {} of {} rows; MdAPE {}\n", v.predicted, v.rows.size(),
+                     v.mdape_pct ? fmt::format("{:.1f} %", *v.mdape_pct) : std::string("n/a"));
+  for (const model::GroupError& e : model::group_errors(v))
+    out += fmt::format("  {}: {} of {} rows, MdAPE {}\n", e.group, e.predicted, e.rows,
+                       e.predicted ? fmt::format("{:.1f} %", e.mdape_pct) : std::string("n/a"));
+  if (!skipped.empty()) out += "not predicted:\n" + skipped;
+  return out;
+}
+
+}  // namespace
+
 json validation_json(const model::Validation& v) {
   json rows = json::array();
   for (const model::RowResult& r : v.rows) {
@@ -101,41 +128,17 @@ json validation_json(const model::Validation& v) {
           {"groups", groups}};
 }
 
-std::string text_output(const model::Validation& v) {
-  report::Table t;
-  t.headers = {"id", "accelerator", "model", "unit", "measured", "predicted", "error", "how"};
-  t.align = {report::Align::left, report::Align::left, report::Align::left, report::Align::left,
-             report::Align::right, report::Align::right, report::Align::right, report::Align::left};
-  std::string skipped;
-  for (const model::RowResult& r : v.rows) {
-    if (!r.predicted) {
-      skipped += fmt::format("  {}: {}\n", r.id, r.reason);
-      continue;
-    }
-    t.rows.push_back({r.id, r.accelerator, r.model, r.unit, plain(r.measured), plain(*r.predicted),
-                      fmt::format("{:+.1f} %", r.error_pct), r.method});
-  }
-  std::string out = t.render_text();
-  out += fmt::format("\npredicted {} of {} rows; MdAPE {}\n", v.predicted, v.rows.size(),
-                     v.mdape_pct ? fmt::format("{:.1f} %", *v.mdape_pct) : std::string("n/a"));
-  for (const model::GroupError& e : model::group_errors(v))
-    out += fmt::format("  {}: {} of {} rows, MdAPE {}\n", e.group, e.predicted, e.rows,
-                       e.predicted ? fmt::format("{:.1f} %", e.mdape_pct) : std::string("n/a"));
-  if (!skipped.empty()) out += "not predicted:\n" + skipped;
-  return out;
-}
-
-int run_validate(const ValidateOptions& o, const GlobalOptions& global) {
+Result<model::Validation> run_validation(const std::vector<std::string>& files, const GlobalOptions& global) {
   std::vector<model::MeasurementRow> rows;
-  for (const std::string& file : o.files) {
+  for (const std::string& file : files) {
     Result<std::string> text = read_file(file);
-    if (!text) return report_error(text.error());
+    if (!text) return make_error(text.error());
     Result<std::vector<model::MeasurementRow>> more = model::parse_measurements(*text, file);
-    if (!more) return report_error(more.error());
+    if (!more) return make_error(more.error());
     rows.insert(rows.end(), more->begin(), more->end());
   }
   Result<catalog::Catalog> cat = load_catalog(global);
-  if (!cat) return report_error(cat.error());
+  if (!cat) return make_error(cat.error());
   model::WorkloadLoader load = [](const std::string& id, const workload::BuildOptions& shape) -> Result<workload::Workload> {
     if (trim(id).empty()) return make_error(Errc::invalid_input, "no model_id");
     WorkloadInputs in;
@@ -143,11 +146,19 @@ int run_validate(const ValidateOptions& o, const GlobalOptions& global) {
     return load_workload(id, in);
   };
   Result<std::vector<model::ConvergencePoint>> rcps = load_rcps();
-  if (!rcps) return report_error(rcps.error());
+  if (!rcps) return make_error(rcps.error());
+  return model::validate(rows, *cat, load, *rcps);
+}
+
+namespace {
+
+int run_validate(const ValidateOptions& o, const GlobalOptions& global) {
   const std::vector<std::string> cols = by_columns(o.by);
   if (!o.by.empty() && cols.empty())
     return report_error(Error{Errc::invalid_input, "give one or more column names, e.g. --by vendor,model,scenario", "--by"});
-  model::Validation v = model::validate(rows, *cat, load, *rcps);
+  Result<model::Validation> r = run_validation(o.files, global);
+  if (!r) return report_error(r.error());
+  const model::Validation& v = *r;
   std::vector<model::GroupSummary> groups;
   if (!cols.empty()) {
     Result<std::vector<model::GroupSummary>> g = model::group_by(v, cols);

@@ -13,6 +13,7 @@
 #include "command.h"
 #include "core/text.h"
 #include "inputs.h"
+#include "jobs.h"
 #include "model/model.h"
 #include "report/report.h"
 #include "workload/workload.h"
@@ -25,16 +26,7 @@ using workload::Operator;
 using workload::Phase;
 using workload::Workload;
 
-struct ShowOptions {
-  std::string model;
-  int batch = 1;
-  std::optional<int> seq, input_tokens, output_tokens, image_size;
-  std::string precision = "fp16";
-  std::string task = "infer";
-  std::vector<std::string> onnx_inputs;
-  int top = 20;
-  bool json = false;
-};
+using ShowOptions = WorkloadShowOptions;
 
 // What one unit of a phase is.
 std::string per_unit(Phase p, const Workload& w) {
@@ -78,74 +70,115 @@ workload::Totals headline(const std::vector<PhaseTotals>& phases, bool llm_infer
 
 std::string ratio(double v) { return fmt::format("{:.1f}", v); }
 
-int show(const ShowOptions& o) {
-  if (o.batch < 1) return report_error({Errc::invalid_input, "must be >= 1 (got " + std::to_string(o.batch) + ")", "--batch"});
+// One model at a shape, as `workload show` reports it.
+struct ShowView {
+  Workload w;
+  Precision p = Precision::fp16;
+  workload::Task task = workload::Task::infer;
+  std::vector<Operator> ops;
+  std::vector<PhaseTotals> phases;
+  bool llm_infer = false;
+  workload::Totals head;
+  model::Memory mem;
+  std::string per;
+};
+
+Result<ShowView> show_view(const ShowOptions& o) {
+  if (o.batch < 1) return make_error({Errc::invalid_input, "must be >= 1 (got " + std::to_string(o.batch) + ")", "--batch"});
   std::optional<Precision> prec = parse_precision(o.precision);
   if (!prec) {
-    return report_error({Errc::invalid_input,
+    return make_error({Errc::invalid_input,
                          "unknown precision '" + o.precision + "'; use one of: fp64, fp32, tf32, fp16, bf16, fp8, int8, int4, fp4",
                          "--precision"});
   }
   std::optional<workload::Task> task = workload::parse_task(o.task);
-  if (!task) return report_error({Errc::invalid_input, "unknown task '" + o.task + "'; use infer or train", "--task"});
+  if (!task) return make_error({Errc::invalid_input, "unknown task '" + o.task + "'; use infer or train", "--task"});
   WorkloadInputs in;
   in.build = {o.seq, o.input_tokens, o.output_tokens, o.image_size};
   in.onnx_inputs = o.onnx_inputs;
   Result<Workload> loaded = load_workload(o.model, in);
-  if (!loaded) return report_error(loaded.error());
-  const Workload& w = *loaded;
-  const double batch = o.batch;
-  const Precision p = *prec;
-  std::vector<Operator> ops = *task == workload::Task::train ? workload::training_ops(w) : w.ops;
-  std::vector<PhaseTotals> phases = phase_totals(ops, batch, p);
+  if (!loaded) return make_error(loaded.error());
+  ShowView v;
+  v.w = std::move(*loaded);
+  const Workload& w = v.w;
+  v.p = *prec;
+  v.task = *task;
+  v.ops = *task == workload::Task::train ? workload::training_ops(w) : w.ops;
+  v.phases = phase_totals(v.ops, o.batch, v.p);
   const bool llm = workload::generates_tokens(w);
-  const bool llm_infer = *task == workload::Task::infer && llm;
-  workload::Totals head = headline(phases, llm_infer);
+  v.llm_infer = *task == workload::Task::infer && llm;
+  v.head = headline(v.phases, v.llm_infer);
   model::Plan one;
-  one.mb = static_cast<int>(batch);
-  model::Memory mem = model::memory_footprint(w, *task, p, one, nullptr);
-  const std::string per = llm_infer ? "token" : (llm ? "sequence" : "sample");
+  one.mb = o.batch;
+  v.mem = model::memory_footprint(w, *task, v.p, one, nullptr);
+  v.per = v.llm_infer ? "token" : (llm ? "sequence" : "sample");
+  return v;
+}
 
+json show_json(const ShowOptions& o, const ShowView& v) {
+  const Workload& w = v.w;
+  const double batch = o.batch;
+  const Precision p = v.p;
+  const workload::Totals& head = v.head;
+  const model::Memory& mem = v.mem;
+  const std::string& per = v.per;
+
+  json jp = json::array();
+  for (const PhaseTotals& ph : v.phases) {
+    jp.push_back({{"phase", std::string(to_string(ph.phase))}, {"per", per_unit(ph.phase, w)},
+                  {"flops", ph.per_sample.flops}, {"bytes", ph.per_sample.bytes},
+                  {"intensity_flop_per_byte", ph.per_sample.intensity}});
+  }
+  json jo = json::array();
+  for (const Operator& op : v.ops) {
+    double bytes = op.repeat * workload::op_bytes(op, batch, p) / batch;
+    double flops = op.repeat * op.flops;
+    jo.push_back({{"name", op.name}, {"kind", std::string(to_string(op.kind))}, {"role", std::string(to_string(op.role))},
+                  {"phase", std::string(to_string(op.phase))}, {"repeat", op.repeat}, {"params", op.params},
+                  {"flops", flops}, {"bytes", bytes}, {"intensity_flop_per_byte", bytes > 0 ? flops / bytes : 0.0},
+                  {"weight_elems", op.weight_elems}, {"in_elems", op.in_elems}, {"out_elems", op.out_elems}});
+  }
+  json out = {
+      {"model", w.id}, {"name", w.name}, {"family", std::string(to_string(w.family))}, {"sample", w.sample},
+      {"task", std::string(to_string(v.task))}, {"precision", std::string(to_string(p))}, {"batch", o.batch},
+      {"shape", {{"seq_len", w.seq_len}, {"input_tokens", w.input_tokens}, {"output_tokens", w.output_tokens}}},
+      {"params", w.params}, {"active_params", w.active_params}, {"per", per},
+      {"flops", head.flops}, {"bytes", head.bytes}, {"intensity_flop_per_byte", head.intensity},
+      {"throughput_unit", w.throughput_unit}, {"kv_elems_per_token", w.kv_elems_per_token},
+      {"kv_window", {{"tokens", w.kv_window}, {"elems_per_token", w.kv_window_elems_per_token},
+                     {"chunked", w.kv_window_chunked}}},
+      {"moe", {{"experts", w.experts}, {"top_k", w.top_k}, {"shared_experts", w.shared_experts},
+               {"layers", w.moe_layers}}},
+      {"mtp_layers", w.mtp_layers}, {"quantization", w.quantization},
+      {"phases", jp},
+      {"memory", {{"weights_bytes", mem.weights_bytes}, {"kv_cache_bytes", mem.kv_cache_bytes},
+                  {"activations_bytes", mem.activations_bytes}, {"gradients_bytes", mem.gradients_bytes},
+                  {"optimizer_bytes", mem.optimizer_bytes}, {"total_bytes", mem.required_bytes}}},
+      {"ops", jo}, {"references", w.references}, {"unsupported_ops", w.unsupported_ops}};
+  return out;
+}
+
+int show(const ShowOptions& o) {
+  Result<ShowView> view = show_view(o);
+  if (!view) return report_error(view.error());
   if (o.json) {
-    json jp = json::array();
-    for (const PhaseTotals& ph : phases) {
-      jp.push_back({{"phase", std::string(to_string(ph.phase))}, {"per", per_unit(ph.phase, w)},
-                    {"flops", ph.per_sample.flops}, {"bytes", ph.per_sample.bytes},
-                    {"intensity_flop_per_byte", ph.per_sample.intensity}});
-    }
-    json jo = json::array();
-    for (const Operator& op : ops) {
-      double bytes = op.repeat * workload::op_bytes(op, batch, p) / batch;
-      double flops = op.repeat * op.flops;
-      jo.push_back({{"name", op.name}, {"kind", std::string(to_string(op.kind))}, {"role", std::string(to_string(op.role))},
-                    {"phase", std::string(to_string(op.phase))}, {"repeat", op.repeat}, {"params", op.params},
-                    {"flops", flops}, {"bytes", bytes}, {"intensity_flop_per_byte", bytes > 0 ? flops / bytes : 0.0},
-                    {"weight_elems", op.weight_elems}, {"in_elems", op.in_elems}, {"out_elems", op.out_elems}});
-    }
-    json out = {
-        {"model", w.id}, {"name", w.name}, {"family", std::string(to_string(w.family))}, {"sample", w.sample},
-        {"task", std::string(to_string(*task))}, {"precision", std::string(to_string(p))}, {"batch", o.batch},
-        {"shape", {{"seq_len", w.seq_len}, {"input_tokens", w.input_tokens}, {"output_tokens", w.output_tokens}}},
-        {"params", w.params}, {"active_params", w.active_params}, {"per", per},
-        {"flops", head.flops}, {"bytes", head.bytes}, {"intensity_flop_per_byte", head.intensity},
-        {"throughput_unit", w.throughput_unit}, {"kv_elems_per_token", w.kv_elems_per_token},
-        {"kv_window", {{"tokens", w.kv_window}, {"elems_per_token", w.kv_window_elems_per_token},
-                       {"chunked", w.kv_window_chunked}}},
-        {"moe", {{"experts", w.experts}, {"top_k", w.top_k}, {"shared_experts", w.shared_experts},
-                 {"layers", w.moe_layers}}},
-        {"mtp_layers", w.mtp_layers}, {"quantization", w.quantization},
-        {"phases", jp},
-        {"memory", {{"weights_bytes", mem.weights_bytes}, {"kv_cache_bytes", mem.kv_cache_bytes},
-                    {"activations_bytes", mem.activations_bytes}, {"gradients_bytes", mem.gradients_bytes},
-                    {"optimizer_bytes", mem.optimizer_bytes}, {"total_bytes", mem.required_bytes}}},
-        {"ops", jo}, {"references", w.references}, {"unsupported_ops", w.unsupported_ops}};
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", show_json(o, *view).dump(2).c_str());
     return kExitOk;
   }
+  const ShowView& v = *view;
+  const Workload& w = v.w;
+  const double batch = o.batch;
+  const Precision p = v.p;
+  const std::vector<Operator>& ops = v.ops;
+  const std::vector<PhaseTotals>& phases = v.phases;
+  const bool llm_infer = v.llm_infer;
+  const workload::Totals& head = v.head;
+  const model::Memory& mem = v.mem;
+  const std::string& per = v.per;
 
   std::printf("%s: %s (%s)\n", w.id.c_str(), w.name.c_str(), std::string(to_string(w.family)).c_str());
   std::printf("sample:      %s\n", w.sample.c_str());
-  std::printf("setting:     %s, %s, batch %d\n", std::string(to_string(*task)).c_str(), std::string(to_string(p)).c_str(), o.batch);
+  std::printf("setting:     %s, %s, batch %d\n", std::string(to_string(v.task)).c_str(), std::string(to_string(p)).c_str(), o.batch);
   std::printf("parameters:  %s", si(w.params).c_str());
   if (w.active_params != w.params) std::printf(" (%s active per token)", si(w.active_params).c_str());
   std::printf("\n");
@@ -211,15 +244,13 @@ int show(const ShowOptions& o) {
   return kExitOk;
 }
 
-int list(bool as_json) {
+}  // namespace
+
+Result<json> workload_list_json() {
   json arr = json::array();
-  report::Table t;
-  using report::Align;
-  t.headers = {"ID", "FAMILY", "PARAMS", "FLOP", "PER", "NAME"};
-  t.align = {Align::left, Align::left, Align::right, Align::right, Align::left, Align::left};
   for (const std::string& id : workload::zoo_ids()) {
     Result<Workload> w = workload::build_zoo(id, {});
-    if (!w) return report_error(w.error());
+    if (!w) return make_error(w.error());
     std::vector<PhaseTotals> phases = phase_totals(w->ops, 1, Precision::fp16);
     bool llm = workload::generates_tokens(*w);
     workload::Totals head = headline(phases, llm);
@@ -227,15 +258,35 @@ int list(bool as_json) {
     arr.push_back({{"id", w->id}, {"name", w->name}, {"family", std::string(to_string(w->family))},
                    {"params", w->params}, {"active_params", w->active_params}, {"flops", head.flops}, {"per", per},
                    {"sample", w->sample}, {"throughput_unit", w->throughput_unit}});
-    t.rows.push_back({w->id, std::string(to_string(w->family)), si(w->params), si(head.flops), per, w->name});
   }
+  return json{{"models", arr}};
+}
+
+Result<json> workload_show_json(const WorkloadShowOptions& o) {
+  Result<ShowView> view = show_view(o);
+  if (!view) return make_error(view.error());
+  return show_json(o, *view);
+}
+
+namespace {
+
+int list(bool as_json) {
+  Result<json> models = workload_list_json();
+  if (!models) return report_error(models.error());
   if (as_json) {
-    std::printf("%s\n", json{{"models", arr}}.dump(2).c_str());
+    std::printf("%s\n", models->dump(2).c_str());
     return kExitOk;
   }
+  report::Table t;
+  using report::Align;
+  t.headers = {"ID", "FAMILY", "PARAMS", "FLOP", "PER", "NAME"};
+  t.align = {Align::left, Align::left, Align::right, Align::right, Align::left, Align::left};
+  for (const json& m : (*models)["models"])
+    t.rows.push_back({m["id"].get<std::string>(), m["family"].get<std::string>(), si(m["params"].get<double>()),
+                      si(m["flops"].get<double>()), m["per"].get<std::string>(), m["name"].get<std::string>()});
   std::printf("%s", t.render_text().c_str());
   std::printf("%zu models; FLOP per sample at the default shape (LLMs: per generated token). Details: rooftop workload show ID\n",
-              arr.size());
+              t.rows.size());
   return kExitOk;
 }
 

@@ -42,6 +42,9 @@ function(rooftop_add_module name)
        ${CMAKE_SOURCE_DIR}/src/${name}/backends/*.cpp)
   list(APPEND srcs ${M_SOURCES})
   add_library(rooftop_${name} STATIC ${srcs})
+  # Position-independent, so the Python module (python/) links the same
+  # libraries as the binary.
+  set_target_properties(rooftop_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   target_include_directories(rooftop_${name} PUBLIC ${CMAKE_SOURCE_DIR}/src)
   foreach(d IN LISTS M_DEPS)
     target_link_libraries(rooftop_${name} PUBLIC rooftop_${d})

@@ -6,7 +6,7 @@
 # call it every time. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-# Build and library dependencies of the binary (see README.md).
+# Build and library dependencies of the binary and the Python module (see README.md).
 BUILD_PKGS=(
   build-essential cmake ninja-build pkg-config ccache
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
@@ -15,14 +15,17 @@ BUILD_PKGS=(
   libopenmpi-dev openmpi-bin libhwloc-dev
   libopenblas-dev
   help2man
+  pybind11-dev python3-dev
 )
 # What the tests build with and drive: GoogleTest and Google Benchmark, a real
 # Prometheus and promtool, ONNX models made with python3-onnx, a headless
 # browser, wrk, openssl (self-signed certificates), clang's libFuzzer for the ONNX importer's fuzz target, and
-# shellcheck for bench/device-check.sh, jq for the README example that pipes into it.
+# shellcheck for bench/device-check.sh, jq for the README example that pipes into it,
+# pytest and pandas for the Python module's tests (tests/python).
 TEST_PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   prometheus prometheus-node-exporter python3 python3-grpcio python3-onnx python3-numpy python3-yaml python3-jsonschema
+  python3-pytest python3-pandas
   chromium curl procps wrk shellcheck openssl jq
   clang libclang-rt-14-dev
   debootstrap podman buildah

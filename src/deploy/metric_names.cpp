@@ -25,6 +25,9 @@ MetricNames names_of(telemetry::Names set) {
   n.sm_clock = name("sm_clock_mhz");
   n.throttle_reasons = name("throttle_reasons");
   n.xid = name("xid");
+  n.ecc_dbe = name("ecc_uncorrected_total");
+  n.remapped_rows_uncorrectable = name("remapped_rows_uncorrectable");
+  n.row_remap_failure = name("row_remap_failure");
   n.host_label = std::string(telemetry::host_label(set));
   return n;
 }

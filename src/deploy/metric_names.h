@@ -19,6 +19,9 @@ struct MetricNames {
   std::string sm_clock;
   std::string throttle_reasons; // bitmask of NVML clocks-event reasons
   std::string xid;
+  std::string ecc_dbe;          // volatile uncorrected (double-bit) ECC errors
+  std::string remapped_rows_uncorrectable;
+  std::string row_remap_failure;
   std::string host_label;       // label carrying the node name
 };
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <span>
 
 #include "deploy/chart.h"
 #include "deploy/deploy.h"
@@ -252,6 +253,47 @@ std::string prometheus_config(const MonitorSpec& s) {
 // NVML clocks-event reason bits that hold clocks down: 0x4 SW power cap,
 // 0x8 HW slowdown, 0x20 SW thermal, 0x40 HW thermal, 0x80 HW power brake.
 constexpr int kHeldDownBits[] = {4, 8, 32, 64, 128};
+constexpr int kThermalBits[] = {32, 64};
+constexpr int kPowerBits[] = {4, 128};
+
+// The XID codes SREs act on, by meaning (NVIDIA's XID catalogue,
+// docs.nvidia.com/deploy/xid-errors; row remapping: NVIDIA's "GPU Memory
+// Error Management" guide), each with what to do.
+struct XidAlert {
+  int code;
+  const char* alert;
+  const char* severity;
+  const char* summary;
+  const char* runbook;
+};
+constexpr XidAlert kXidAlerts[] = {
+    {48, "RooftopXidDoubleBitEcc", "critical", "double-bit ECC error (XID 48)",
+     "An uncorrectable (double-bit) ECC error hit device memory; the applications using it were likely stopped. "
+     "Drain the GPU and reset it (the failing row is remapped at reset). If XID 48 recurs, or row remap failure "
+     "is reported, replace the GPU."},
+    {63, "RooftopXidRowRemapPending", "warning", "ECC page retirement or row remapping recorded (XID 63)",
+     "The driver recorded a page retirement or row remap after a memory error; it takes effect at the next GPU "
+     "reset. Drain the GPU and reset it in the next maintenance window."},
+    {64, "RooftopXidRowRemapRecordFailed", "critical", "ECC page retirement or row remapping could not be recorded (XID 64)",
+     "The driver could not record a page retirement or row remap (InfoROM write failed). Drain the GPU and reset it; "
+     "if XID 64 recurs, replace the GPU."},
+    {74, "RooftopXidNvlinkError", "critical", "NVLink error (XID 74)",
+     "An NVLink reported a fatal error; collectives over it fail or fall back. Check the links with "
+     "`nvidia-smi nvlink --status` and `--errorcounters`, reset the GPU (and restart the fabric manager on "
+     "NVSwitch systems); if the same link fails again, reseat or replace the board or baseboard."},
+    {79, "RooftopXidFallenOffBus", "critical", "GPU has fallen off the bus (XID 79)",
+     "The GPU stopped answering on PCIe; every job on it is lost. Cordon the node and reboot it; check PCIe "
+     "seating, power and temperature logs. If it recurs, replace the GPU or its riser."},
+    {92, "RooftopXidHighSingleBitEccRate", "warning", "high single-bit ECC error rate (XID 92)",
+     "Correctable ECC errors are arriving at a high rate: memory is degrading. Watch the remapped-row counters and "
+     "plan a drain and reset; replace the GPU if uncorrectable errors follow."},
+    {94, "RooftopXidContainedEcc", "warning", "contained ECC error (XID 94)",
+     "An uncorrectable ECC error was contained: only the application that touched the memory was stopped. "
+     "Restart it; reset the GPU at the next opportunity so the row is remapped."},
+    {95, "RooftopXidUncontainedEcc", "critical", "uncontained ECC error (XID 95)",
+     "An uncorrectable ECC error could not be contained: every application on the GPU is affected. Drain the GPU "
+     "and reset it now; replace it if this recurs."},
+};
 
 std::string alert_rules(const MonitorSpec& s) {
   const MetricNames& m = metric_names(s.rooftop_names);
@@ -260,6 +302,14 @@ std::string alert_rules(const MonitorSpec& s) {
   std::string throttle;
   for (int b : kHeldDownBits) throttle += (throttle.empty() ? "(" : " or (") + bit(b) + ")";
   std::string mem_ratio = fmt::format("{0} / ({0} + {1})", m.fb_used, m.fb_free);
+  auto any_bit = [&](std::span<const int> bits) {
+    std::string e;
+    for (int b : bits) e += (e.empty() ? "(" : " or (") + bit(b) + ")";
+    return e;
+  };
+  std::string other_xids;
+  for (const XidAlert& x : kXidAlerts) other_xids += fmt::format(" and {} != {}", m.xid, x.code);
+  const std::string where = "accelerator {{ $labels.gpu }} on {{ $labels." + m.host_label + " }}";
   Tree rules = Tree::array({
       rule("RooftopAcceleratorIdle", fmt::format("avg_over_time({}[30m]) < {}", m.gpu_util, idle_threshold), "30m",
            "info", "Accelerator {{ $labels.gpu }} on {{ $labels." + m.host_label + " }} is idle",
@@ -271,9 +321,10 @@ std::string alert_rules(const MonitorSpec& s) {
            "Accelerator {{ $labels.gpu }} on {{ $labels." + m.host_label + " }} is throttling",
            "Clocks are held down by a power cap, thermal limit or hardware slowdown (NVML clocks-event reasons)."),
       // The series holds the last XID code: `and` keeps the left-hand value
-      // (the code) where it changed within 15 minutes.
-      rule("RooftopXidError", fmt::format("({0} > 0) and (changes({0}[15m]) > 0)", m.xid), "0m", "critical",
-           "XID error on accelerator {{ $labels.gpu }} of {{ $labels." + m.host_label + " }}",
+      // (the code) where it changed within 15 minutes. The codes below have
+      // alerts of their own.
+      rule("RooftopXidError", fmt::format("({0} > 0{1}) and (changes({0}[15m]) > 0)", m.xid, other_xids), "0m",
+           "critical", "XID error on accelerator {{ $labels.gpu }} of {{ $labels." + m.host_label + " }}",
            "The driver reported XID {{ $value }} in the last 15 minutes: see NVIDIA's XID catalogue; the device may "
            "need a reset."),
       rule("RooftopExporterDown", "up{job=~\"rooftop.*\"} == 0", "2m", "critical",
@@ -281,7 +332,36 @@ std::string alert_rules(const MonitorSpec& s) {
       rule("RooftopAcceleratorMemoryPressure", mem_ratio + " > 0.95", "10m", "warning",
            "Accelerator {{ $labels.gpu }} on {{ $labels." + m.host_label + " }} memory is over 95 % full",
            "Device memory is nearly exhausted: out-of-memory risk; lower the batch size or shard the model."),
+      // Memory health: what decides that a GPU goes back for replacement.
+      rule("RooftopRowRemapFailure", fmt::format("{} > 0", m.row_remap_failure), "0m", "critical",
+           "Row remapping failed on " + where,
+           "A device memory row could not be remapped: the bank has no spare rows left, and the GPU keeps hitting "
+           "the failing memory. Drain the node's jobs from this GPU and replace it (RMA)."),
+      rule("RooftopUncorrectableRemappedRows", fmt::format("{} > 0", m.remapped_rows_uncorrectable), "0m", "warning",
+           "Rows remapped after uncorrectable errors on " + where,
+           "{{ $value }} device memory row(s) were remapped after uncorrectable errors. A remap takes effect at the "
+           "next GPU reset: drain and reset the GPU; if the count keeps rising or row remap failure is reported, "
+           "replace it."),
+      rule("RooftopEccDoubleBitErrors", fmt::format("{} > 0", m.ecc_dbe), "0m", "critical",
+           "Double-bit ECC errors on " + where,
+           "{{ $value }} uncorrectable (double-bit) ECC error(s) since the driver was loaded: applications on this "
+           "GPU may have read corrupt data or been stopped. Drain the GPU and reset it (which clears the volatile "
+           "count and remaps the rows); replace it if the errors return."),
+      rule("RooftopThermalThrottling", any_bit(kThermalBits), "5m", "warning",
+           "Thermal throttling on " + where + " for 5 minutes",
+           "Clocks have been held down by a software or hardware thermal limit (NVML clocks-event reasons 0x20, 0x40) "
+           "for 5 minutes: check fans, airflow, inlet temperature and the heat sink; the work runs slower until it "
+           "cools."),
+      rule("RooftopPowerThrottling", any_bit(kPowerBits), "5m", "warning",
+           "Power throttling on " + where + " for 5 minutes",
+           "Clocks have been held down by the power cap or the hardware power brake (NVML clocks-event reasons 0x4, "
+           "0x80) for 5 minutes: check the power limit (`nvidia-smi -q -d POWER`), the PSU and the rack's power "
+           "budget."),
   });
+  for (const XidAlert& x : kXidAlerts) {
+    rules.push_back(rule(x.alert, fmt::format("({0} == {1}) and (changes({0}[15m]) > 0)", m.xid, x.code), "0m",
+                         x.severity, std::string(x.summary) + " on " + where, x.runbook));
+  }
   Tree doc = Tree{{"groups", Tree::array({Tree{{"name", "rooftop-accelerators"}, {"rules", rules}}})}};
   return to_yaml(doc);
 }

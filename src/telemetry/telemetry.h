@@ -72,6 +72,7 @@ struct DeviceSample {
   std::optional<double> mem_copy_util_pct;  // memory controller busy (NVML "memory")
   std::optional<double> fb_used_bytes;
   std::optional<double> fb_free_bytes;
+  std::optional<double> fb_reserved_bytes;  // held by the driver (NVML memory_v2 only)
   std::optional<double> temp_c;
   std::optional<double> power_w;
   std::optional<double> energy_j;           // counter since driver load
@@ -91,6 +92,16 @@ struct DeviceSample {
   std::optional<double> dram_active_pct;          // DRAM bandwidth used / peak
   std::optional<double> nvlink_tx_bytes_per_s;    // all links, interval average
   std::optional<double> nvlink_rx_bytes_per_s;
+  // The rest of dcgm-exporter's default counters (NVML; absent on parts
+  // without them: docs/monitor.md#dcgm-exporter-default-counters).
+  std::optional<double> mem_temp_c;                   // HBM temperature (NVML field MEMORY_TEMP)
+  std::optional<double> pcie_replay_total;            // PCIe replays (link retries) since driver load
+  std::optional<double> enc_util_pct;                 // video encoder busy
+  std::optional<double> dec_util_pct;                 // video decoder busy
+  std::optional<double> nvlink_data_bytes_total;      // NVLink data sent + received, all links, since driver load
+  std::optional<double> remapped_rows_correctable;    // HBM rows remapped for correctable errors (Ampere and later)
+  std::optional<double> remapped_rows_uncorrectable;  // ... for uncorrectable errors
+  std::optional<double> row_remap_failure;            // 1: a row could not be remapped (replace the device)
   std::vector<ProcessSample> processes;
   std::string job;                                // workload label (traces); "" = unknown
   PodRef pod;                                     // the pod holding the device (Kubernetes)

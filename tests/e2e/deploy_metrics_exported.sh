@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every metric that a `rooftop deploy monitor` artefact references (alert and
 # recording rules, the Grafana dashboard), in either name set, is exported by
-# `rooftop monitor` with that name set, and every label the artefact selects,
+# `rooftop monitor` with that name set (a trace replay, and the fake NVML for
+# the series only NVML has), and every label the artefact selects,
 # groups or prints by is on that series (or is `node`, which the Prometheus
 # configuration it writes attaches to every target).
 # labels: deploy monitor
@@ -16,6 +17,10 @@ for names in dcgm rooftop; do
   monitor_start m.json --names "$names" --proc-root "$SRC/tests/data/proc/basic" \
     --backends "proc,fake:$SRC/data/traces/h100x2-training.csv"
   curl -sf "http://127.0.0.1:$MON_PORT/metrics" > "$names.prom"
+  kill -TERM "$MON_PID"; wait "$MON_PID"
+  # The NVML-only series (ECC, remapped rows) from the fake libnvidia-ml.so.1.
+  ROOFTOP_NVML_LIBRARY="$BUILD/tests/fake_nvml/libnvidia-ml.so.1" monitor_start m.json --names "$names" --backends nvml
+  curl -sf "http://127.0.0.1:$MON_PORT/metrics" >> "$names.prom"
   kill -TERM "$MON_PID"; wait "$MON_PID"
   /usr/bin/python3 - "art-$names" "$names.prom" <<'PY'
 import glob, json, re, sys

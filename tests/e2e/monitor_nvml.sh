@@ -57,6 +57,23 @@ grep -q '^DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0",.*} 0.9$' m.prom
 grep -q '^DCGM_FI_PROF_NVLINK_TX_BYTES{gpu="0",.*} 536870912$' m.prom
 grep -q '^DCGM_FI_PROF_NVLINK_RX_BYTES{gpu="0",.*} 1073741824$' m.prom
 ! grep -q '^DCGM_FI_PROF_[A-Z_]*{gpu="1"' m.prom
+# The rest of dcgm-exporter's default counters, with its names, types and
+# help: GPU0 (an SXM part) has each but the video encoder; GPU1 (a PCIe
+# board) has no memory sensor and no NVLink, so those series are absent.
+labels0='gpu="0",UUID="GPU-fa4e0000-0000-4000-8000-000000000000",pci_bus_id="00000000:17:00.0",device="nvidia0",modelName="NVIDIA H100 80GB HBM3",Hostname="gpu-node-7"'
+for want in "DCGM_FI_DEV_MEMORY_TEMP{$labels0} 62" "DCGM_FI_DEV_PCIE_REPLAY_COUNTER{$labels0} 3" \
+            "DCGM_FI_DEV_DEC_UTIL{$labels0} 12" "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL{$labels0} 4000000" \
+            "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS{$labels0} 2" "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS{$labels0} 1" \
+            "DCGM_FI_DEV_ROW_REMAP_FAILURE{$labels0} 0" "DCGM_FI_DEV_FB_RESERVED{$labels0} 512"; do
+  grep -qxF "$want" m.prom || { echo "FAIL: no line '$want'"; exit 1; }
+done
+grep -qx '# TYPE DCGM_FI_DEV_PCIE_REPLAY_COUNTER counter' m.prom
+grep -qx '# TYPE DCGM_FI_DEV_ROW_REMAP_FAILURE gauge' m.prom
+grep -qx '# HELP DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS Number of remapped rows for uncorrectable errors' m.prom
+grep -q '^DCGM_FI_DEV_PCIE_REPLAY_COUNTER{gpu="1",.*} 0$' m.prom   # a counter that is zero, not a missing one
+! grep -q '^DCGM_FI_DEV_MEMORY_TEMP{gpu="1"' m.prom                 # NVML's 0 C from a board without a sensor
+! grep -q '^DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL{gpu="1"' m.prom      # no NVLink on the board
+! grep -q '^DCGM_FI_DEV_ENC_UTIL' m.prom                            # no video encoder (NOT_SUPPORTED)
 echo "ok: nvml through the fake libnvidia-ml.so.1"
 
 # MIG: GPU0 in MIG mode presents two instances, each a device of its own with
@@ -83,4 +100,9 @@ grep -q '^DCGM_FI_PROF_SM_ACTIVE{gpu="0",.*GPU_I_ID="2",.*} 0.88$' mig-dcgm.prom
 grep -q '^rooftop_gpu_memory_used_bytes{gpu="0",uuid="MIG-fa4e0000-0000-4000-8000-000000000001",gpu_instance="1",mig_profile="1g.10gb"} 1073741824$' mig-rooftop.prom
 grep -q '^rooftop_gpu_info{gpu="0",uuid="MIG-fa4e0000-0000-4000-8000-000000000002",gpu_instance="2",mig_profile="3g.40gb",.*parent_uuid="GPU-fa4e0000-0000-4000-8000-000000000000"} 1$' mig-rooftop.prom
 promtool check metrics < mig-rooftop.prom
+# The same counters under rooftop names, in base units (a MIG instance has none of them).
+grep -q '^rooftop_gpu_nvlink_data_bytes_total{gpu="0",uuid="GPU-fa4e0000-0000-4000-8000-000000000000"} 4096000000$' mig-rooftop.prom
+grep -q '^rooftop_gpu_remapped_rows_uncorrectable_total{gpu="0",uuid="GPU-fa4e0000-0000-4000-8000-000000000000"} 1$' mig-rooftop.prom
+grep -q '^rooftop_gpu_decoder_utilization_ratio{gpu="0",uuid="GPU-fa4e0000-0000-4000-8000-000000000000"} 0.12$' mig-rooftop.prom
+! grep -q '^rooftop_gpu_remapped_rows_[a-z_]*{[^}]*gpu_instance=' mig-rooftop.prom
 echo "ok: MIG instances from the fake libnvidia-ml.so.1"

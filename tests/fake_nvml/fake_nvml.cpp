@@ -12,7 +12,14 @@
 // driver not loaded), FAKE_NVML_MIG (GPU0 in MIG mode with two instances,
 // 1g.10gb and 3g.40gb, which answer memory, processes and GPM but not
 // utilisation, temperature, power or clocks, as MIG devices do),
-// FAKE_NVML_PID (the pid of GPU0's process), FAKE_NVML_NO_GPM.
+// FAKE_NVML_PID (the pid of GPU0's process), FAKE_NVML_NO_GPM,
+// FAKE_NVML_REMAP_FAILURE (GPU1 has a row it could not remap).
+//
+// The rest of dcgm-exporter's default counters: GPU0 is an SXM part (HBM
+// temperature 62 C, 18 NVLinks with data counters, 3 PCIe replays, 2
+// correctable and 1 uncorrectable remapped rows); GPU1 a PCIe board without
+// a memory sensor (answers 0 C, as T4 and L4 do) and without NVLink (link
+// count 0). Neither has a video encoder (H100 has none); both decoders answer.
 #include <cstdlib>
 #include <cstring>
 
@@ -156,6 +163,44 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void* d, unsigned* n, FakeProcess* p
   *n = 1;
   const char* pid = std::getenv("FAKE_NVML_PID");  // a live process, for the /proc details
   p[0] = {pid ? static_cast<unsigned>(std::strtoul(pid, nullptr, 10)) : 4242u, 1ull << 30, 0xFFFFFFFFu, 0xFFFFFFFFu};
+  return 0;
+}
+// nvmlFieldValue_t (nvml.h): fieldId, scopeId, timestamp, latencyUsec, valueType, nvmlReturn, value.
+struct FakeFieldValue { unsigned id, scope; long long ts, latency; int type; int rc; unsigned long long value; };
+int nvmlDeviceGetFieldValues(void* d, int n, FakeFieldValue* f) {
+  if (gi(d)) return kNotSupported;
+  for (int i = 0; i < n; ++i) {
+    f[i].rc = 0;
+    f[i].type = 3;  // unsigned long long
+    switch (f[i].id) {
+      case 82: f[i].value = idx(d) == 0 ? 62 : 0; break;                 // memory temperature, C
+      case 91: f[i].type = 1; f[i].value = idx(d) == 0 ? 18 : 0; break;  // NVLink count (unsigned int)
+      case 138: f[i].value = idx(d) == 0 ? 3000000 : 0; break;           // NVLink data TX, KiB, all links
+      case 139: f[i].value = idx(d) == 0 ? 1000000 : 0; break;           // NVLink data RX, KiB
+      default: f[i].rc = kNotSupported;
+    }
+    if (f[i].id >= 138 && f[i].scope != 0xFFFFFFFFu) f[i].rc = 2;  // one link: not what the backend asks
+  }
+  return 0;
+}
+int nvmlDeviceGetPcieReplayCounter(void* d, unsigned* n) {
+  if (gi(d)) return kNotSupported;
+  *n = idx(d) == 0 ? 3u : 0u;
+  return 0;
+}
+int nvmlDeviceGetEncoderUtilization(void*, unsigned*, unsigned*) { return kNotSupported; }
+int nvmlDeviceGetDecoderUtilization(void* d, unsigned* util, unsigned* period_us) {
+  if (gi(d)) return kNotSupported;
+  *util = idx(d) == 0 ? 12u : 0u;
+  *period_us = 167000;
+  return 0;
+}
+int nvmlDeviceGetRemappedRows(void* d, unsigned* corr, unsigned* unc, unsigned* pending, unsigned* failed) {
+  if (gi(d)) return kNotSupported;
+  *corr = idx(d) == 0 ? 2u : 0u;
+  *unc = idx(d) == 0 ? 1u : 0u;
+  *pending = 0;
+  *failed = idx(d) == 1 && std::getenv("FAKE_NVML_REMAP_FAILURE") ? 1u : 0u;
   return 0;
 }
 int nvmlEventSetCreate(void** set) { static int s; *set = &s; return 0; }

@@ -36,7 +36,23 @@ struct NvmlPciInfo { char bus_id_legacy[16]; unsigned domain, bus, device, devic
 struct NvmlTemperatureV1 { unsigned version; int sensor; int temperature; };
 struct NvmlEventData { nvml_device device; unsigned long long type, data; unsigned gpu_instance, compute_instance; };
 static_assert(sizeof(NvmlMemoryV2) == 40 && sizeof(NvmlProcessV2) == 24 && sizeof(NvmlPciInfo) == 68);
+// nvmlFieldValue_t: the value is a union read by value_type.
+struct NvmlFieldValue {
+  unsigned field_id, scope_id;
+  long long timestamp, latency_us;
+  int value_type;
+  nvml_return rc;
+  union {
+    double d;
+    unsigned ui;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+    int si;
+  } value;
+};
 static_assert(sizeof(NvmlTemperatureV1) == 12 && sizeof(NvmlProcessV1) == 16);
+static_assert(sizeof(NvmlFieldValue) == 40);
 constexpr unsigned kMemoryV2Version = sizeof(NvmlMemoryV2) | (2u << 24);      // NVML_STRUCT_VERSION(Memory, 2)
 constexpr unsigned kTemperatureV1Version = sizeof(NvmlTemperatureV1) | (1u << 24);
 constexpr nvml_return kSuccess = 0, kNotSupported = 3, kInsufficientSize = 7, kDriverNotLoaded = 9,
@@ -44,6 +60,10 @@ constexpr nvml_return kSuccess = 0, kNotSupported = 3, kInsufficientSize = 7, kD
 constexpr int kClockSm = 1, kClockMem = 2, kPcieTx = 0, kPcieRx = 1;
 constexpr unsigned long long kEventXid = 0x8;
 constexpr unsigned long long kNotAvailable = ~0ULL;
+// Field ids (nvml.h NVML_FI_*); the NVLink throughput counters take a link
+// as scope, and UINT_MAX sums every link.
+constexpr unsigned kFieldMemoryTemp = 82, kFieldNvlinkCount = 91, kFieldNvlinkDataTx = 138, kFieldNvlinkDataRx = 139;
+constexpr unsigned kAllLinks = 0xFFFFFFFFu;
 
 // NVML GPM (nvml.h, driver 520+; Hopper and later report support).
 struct NvmlGpmSample { void* handle; };
@@ -101,6 +121,11 @@ struct Api {
   nvml_return (*procs_v2)(nvml_device, unsigned*, NvmlProcessV2*) = nullptr;  // _v3 and _v2 share the record
   nvml_return (*procs_v1)(nvml_device, unsigned*, NvmlProcessV1*) = nullptr;
   nvml_return (*ecc)(nvml_device, int, int, unsigned long long*) = nullptr;
+  nvml_return (*field_values)(nvml_device, int, NvmlFieldValue*) = nullptr;
+  nvml_return (*pcie_replay)(nvml_device, unsigned*) = nullptr;
+  nvml_return (*enc_util)(nvml_device, unsigned*, unsigned*) = nullptr;
+  nvml_return (*dec_util)(nvml_device, unsigned*, unsigned*) = nullptr;
+  nvml_return (*remapped_rows)(nvml_device, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
   nvml_return (*event_set_create)(nvml_event_set*) = nullptr;
   nvml_return (*register_events)(nvml_device, unsigned long long, nvml_event_set) = nullptr;
   nvml_return (*event_wait)(nvml_event_set, NvmlEventData*, unsigned) = nullptr;
@@ -118,7 +143,10 @@ struct Api {
 };
 
 // Optional calls we may stop making per device after NOT_SUPPORTED.
-enum Call : unsigned { kUtil, kMem, kTemp, kPower, kEnergy, kSmClock, kMemClock, kReasons, kTx, kRx, kProcs, kEcc, kCalls };
+enum Call : unsigned {
+  kUtil, kMem, kTemp, kPower, kEnergy, kSmClock, kMemClock, kReasons, kTx, kRx, kProcs, kEcc,
+  kFields, kMemTemp, kNvlink, kReplay, kEnc, kDec, kRemap, kCalls
+};
 
 struct Gpu {
   nvml_device handle = nullptr;
@@ -232,6 +260,22 @@ class NvmlBackend final : public Backend {
     if (want(kRx, api_.pcie != nullptr) && ok(kRx, api_.pcie(g.handle, kPcieRx, &v))) s.pcie_rx_bytes_per_s = v * 1000.0;
     if (unsigned long long e = 0; want(kEcc, api_.ecc != nullptr) && ok(kEcc, api_.ecc(g.handle, 1, 0, &e)))
       s.ecc_uncorrected_total = static_cast<double>(e);
+    read_fields(g, s);
+    if (want(kReplay, api_.pcie_replay != nullptr) && ok(kReplay, api_.pcie_replay(g.handle, &v)))
+      s.pcie_replay_total = v;
+    unsigned period_us = 0;
+    if (want(kEnc, api_.enc_util != nullptr) && ok(kEnc, api_.enc_util(g.handle, &v, &period_us)) && v <= 100)
+      s.enc_util_pct = v;
+    if (want(kDec, api_.dec_util != nullptr) && ok(kDec, api_.dec_util(g.handle, &v, &period_us)) && v <= 100)
+      s.dec_util_pct = v;
+    // Row remapping (Ampere and later; older parts retire pages instead and
+    // answer NOT_SUPPORTED, so the rows stay absent).
+    if (unsigned corr = 0, unc = 0, pending = 0, failed = 0;
+        want(kRemap, api_.remapped_rows != nullptr) && ok(kRemap, api_.remapped_rows(g.handle, &corr, &unc, &pending, &failed))) {
+      s.remapped_rows_correctable = corr;
+      s.remapped_rows_uncorrectable = unc;
+      s.row_remap_failure = failed ? 1 : 0;
+    }
     read_processes(g, s);
     read_gpm(g, s);
     if (events_) s.xid_last = g.xid_last.value_or(0);
@@ -357,6 +401,11 @@ class NvmlBackend final : public Backend {
     l.bind(api_.procs_v2, {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
     l.bind(api_.procs_v1, {"nvmlDeviceGetComputeRunningProcesses"});
     l.bind(api_.ecc, {"nvmlDeviceGetTotalEccErrors"});
+    l.bind(api_.field_values, {"nvmlDeviceGetFieldValues"});
+    l.bind(api_.pcie_replay, {"nvmlDeviceGetPcieReplayCounter"});
+    l.bind(api_.enc_util, {"nvmlDeviceGetEncoderUtilization"});
+    l.bind(api_.dec_util, {"nvmlDeviceGetDecoderUtilization"});
+    l.bind(api_.remapped_rows, {"nvmlDeviceGetRemappedRows"});
     l.bind(api_.event_set_create, {"nvmlEventSetCreate"});
     l.bind(api_.register_events, {"nvmlDeviceRegisterEvents"});
     l.bind(api_.event_wait, {"nvmlEventSetWait_v2", "nvmlEventSetWait"});
@@ -376,12 +425,70 @@ class NvmlBackend final : public Backend {
     if (api_.mem_v2 && api_.mem_v2(g.handle, &m2) == kSuccess) {
       s.fb_used_bytes = static_cast<double>(m2.used);
       s.fb_free_bytes = static_cast<double>(m2.free);
+      s.fb_reserved_bytes = static_cast<double>(m2.reserved);
       return;
     }
     NvmlMemoryV1 m1{};
     if (api_.mem_v1 && ok(kMem, api_.mem_v1(g.handle, &m1))) {
       s.fb_used_bytes = static_cast<double>(m1.used);
       s.fb_free_bytes = static_cast<double>(m1.free);
+    }
+  }
+
+  // What only field values answer: the memory temperature and the NVLink
+  // data counters. One call; each field has its own status (the call
+  // succeeds when any field does), and a field NOT_SUPPORTED once is not
+  // asked again.
+  void read_fields(Gpu& g, DeviceSample& s) {
+    if (!api_.field_values || g.unsupported[kFields]) return;
+    NvmlFieldValue f[4] = {};
+    int n = 0;
+    const bool temp = !g.unsupported[kMemTemp], nvlink = !g.unsupported[kNvlink];
+    if (temp) f[n++].field_id = kFieldMemoryTemp;
+    if (nvlink) {
+      f[n++].field_id = kFieldNvlinkCount;
+      f[n].field_id = kFieldNvlinkDataTx;
+      f[n++].scope_id = kAllLinks;
+      f[n].field_id = kFieldNvlinkDataRx;
+      f[n++].scope_id = kAllLinks;
+    }
+    if (n == 0) return;
+    const nvml_return rc = api_.field_values(g.handle, n, f);
+    if (rc == kNotSupported) g.unsupported[kFields] = true;
+    if (rc != kSuccess) return;
+    auto value = [&](unsigned id, Call c) -> std::optional<double> {
+      for (int i = 0; i < n; ++i) {
+        if (f[i].field_id != id) continue;
+        if (f[i].rc == kNotSupported) g.unsupported[c] = true;
+        if (f[i].rc != kSuccess) return std::nullopt;
+        return field_number(f[i]);
+      }
+      return std::nullopt;
+    };
+    // Parts without a memory sensor (T4, L4) answer 0 C: not a reading
+    // (DCGM#311; dcgm-exporter exports it as 0).
+    if (temp) {
+      std::optional<double> t = value(kFieldMemoryTemp, kMemTemp);
+      if (t && *t > 0) s.mem_temp_c = t;
+    }
+    // No NVLink on the part (PCIe boards): no counter, rather than a zero.
+    if (nvlink) {
+      std::optional<double> links = value(kFieldNvlinkCount, kNvlink);
+      std::optional<double> tx = value(kFieldNvlinkDataTx, kNvlink), rx = value(kFieldNvlinkDataRx, kNvlink);
+      if (links && *links > 0 && tx && rx) s.nvlink_data_bytes_total = (*tx + *rx) * 1024;  // KiB
+      else if (links && *links == 0) g.unsupported[kNvlink] = true;
+    }
+  }
+
+  static std::optional<double> field_number(const NvmlFieldValue& f) {
+    switch (f.value_type) {  // nvmlValueType_t
+      case 0: return std::isfinite(f.value.d) ? std::optional<double>(f.value.d) : std::nullopt;
+      case 1: return f.value.ui;
+      case 2: return static_cast<double>(f.value.ul);
+      case 3: return static_cast<double>(f.value.ull);
+      case 4: return static_cast<double>(f.value.sll);
+      case 5: return f.value.si;
+      default: return std::nullopt;
     }
   }
 

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "deploy/chart.h"
@@ -254,9 +255,35 @@ TEST(Monitor, XidAlertPrintsTheCodeNotAChangeCount) {
   for (const YAML::Node& r : rules) {
     if (r["alert"].as<std::string>() != "RooftopXidError") continue;
     std::string expr = r["expr"].as<std::string>();
-    // `and` keeps the left-hand side: the XID series itself, not changes().
-    EXPECT_EQ(expr.rfind("(DCGM_FI_DEV_XID_ERRORS > 0) and", 0), 0u) << expr;
+    // `and` keeps the left-hand side: the XID series itself, not changes()
+    // (the codes with alerts of their own filtered out of it).
+    EXPECT_EQ(expr.rfind("(DCGM_FI_DEV_XID_ERRORS > 0 and DCGM_FI_DEV_XID_ERRORS != 48 and", 0), 0u) << expr;
+    EXPECT_NE(expr.find(") and (changes(DCGM_FI_DEV_XID_ERRORS[15m]) > 0)"), std::string::npos) << expr;
   }
+}
+
+// The alerts SREs replace GPUs by, each with a runbook; the XIDs by meaning.
+TEST(Monitor, MemoryHealthAndXidAlertsCarryRunbooks) {
+  MonitorSpec s;
+  YAML::Node rules = YAML::Load(alert_rules(s))["groups"][0]["rules"];
+  std::map<std::string, YAML::Node> by_name;
+  for (const YAML::Node& r : rules) by_name[r["alert"].as<std::string>()] = r;
+  for (const char* a : {"RooftopRowRemapFailure", "RooftopUncorrectableRemappedRows", "RooftopEccDoubleBitErrors",
+                        "RooftopThermalThrottling", "RooftopPowerThrottling", "RooftopXidDoubleBitEcc",
+                        "RooftopXidRowRemapPending", "RooftopXidRowRemapRecordFailed", "RooftopXidNvlinkError",
+                        "RooftopXidFallenOffBus", "RooftopXidHighSingleBitEccRate", "RooftopXidContainedEcc",
+                        "RooftopXidUncontainedEcc"}) {
+    ASSERT_TRUE(by_name.count(a)) << a;
+    EXPECT_GT(by_name[a]["annotations"]["description"].as<std::string>().size(), 60u) << a;
+  }
+  EXPECT_EQ(by_name["RooftopRowRemapFailure"]["expr"].as<std::string>(), "DCGM_FI_DEV_ROW_REMAP_FAILURE > 0");
+  EXPECT_EQ(by_name["RooftopThermalThrottling"]["for"].as<std::string>(), "5m");
+  EXPECT_EQ(by_name["RooftopXidFallenOffBus"]["expr"].as<std::string>(),
+            "(DCGM_FI_DEV_XID_ERRORS == 79) and (changes(DCGM_FI_DEV_XID_ERRORS[15m]) > 0)");
+  s.rooftop_names = true;
+  const std::string rooftop = alert_rules(s);
+  EXPECT_NE(rooftop.find("rooftop_gpu_row_remap_failure > 0"), std::string::npos);
+  EXPECT_NE(rooftop.find("rooftop_gpu_remapped_rows_uncorrectable_total > 0"), std::string::npos);
 }
 
 TEST(Monitor, InClusterPrometheusDiscoversPodsAndHasNoLocalTarget) {

@@ -59,6 +59,7 @@ TEST(NvmlBackend, ReadsEveryFieldThroughTheRealLoader) {
   // memory_v2 (the struct version word was accepted): used excludes the 512 MiB reserved.
   EXPECT_DOUBLE_EQ(*s.fb_used_bytes, 20.0 * (1 << 30));
   EXPECT_DOUBLE_EQ(*s.fb_free_bytes, 80.0 * (1 << 30) - 512.0 * (1 << 20) - 20.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(*s.fb_reserved_bytes, 512.0 * (1 << 20));
   EXPECT_DOUBLE_EQ(*s.temp_c, 51);       // via the deprecated nvmlDeviceGetTemperature fallback
   EXPECT_DOUBLE_EQ(*s.power_w, 301);     // mW -> W
   EXPECT_GE(*s.energy_j, 1000);          // mJ -> J
@@ -72,6 +73,35 @@ TEST(NvmlBackend, ReadsEveryFieldThroughTheRealLoader) {
   ASSERT_EQ(s0.processes.size(), 1u);    // INSUFFICIENT_SIZE retry path
   EXPECT_EQ(s0.processes[0].pid, 4242u);
   EXPECT_DOUBLE_EQ(*s0.processes[0].gpu_mem_used_bytes, 1.0 * (1 << 30));
+}
+
+// dcgm-exporter's remaining default counters: what a part has is read, what
+// it lacks stays unknown (no made-up zero).
+TEST(NvmlBackend, ReadsTheRestOfTheDcgmDefaultCounters) {
+  unsetenv("FAKE_NVML_REMAP_FAILURE");
+  auto b = nvml();
+  ASSERT_TRUE(b->open());
+  const DeviceSample sxm = b->sample(0), pcie = b->sample(1);
+  EXPECT_DOUBLE_EQ(*sxm.mem_temp_c, 62);
+  EXPECT_FALSE(pcie.mem_temp_c);                                   // no memory sensor: NVML's 0 C is dropped
+  EXPECT_DOUBLE_EQ(*sxm.nvlink_data_bytes_total, 4000000.0 * 1024);  // TX + RX, KiB -> bytes
+  EXPECT_FALSE(pcie.nvlink_data_bytes_total);                      // no NVLink on the board
+  EXPECT_DOUBLE_EQ(*sxm.pcie_replay_total, 3);
+  EXPECT_DOUBLE_EQ(*pcie.pcie_replay_total, 0);                    // a counter that really is zero
+  EXPECT_FALSE(sxm.enc_util_pct);                                  // no video encoder (NOT_SUPPORTED)
+  EXPECT_DOUBLE_EQ(*sxm.dec_util_pct, 12);
+  EXPECT_DOUBLE_EQ(*sxm.remapped_rows_correctable, 2);
+  EXPECT_DOUBLE_EQ(*sxm.remapped_rows_uncorrectable, 1);
+  EXPECT_DOUBLE_EQ(*sxm.row_remap_failure, 0);
+  EXPECT_DOUBLE_EQ(*pcie.row_remap_failure, 0);
+  const DeviceSample again = b->sample(1);  // the negative caches keep the answers the same
+  EXPECT_FALSE(again.nvlink_data_bytes_total);
+  EXPECT_FALSE(again.enc_util_pct);
+  EXPECT_DOUBLE_EQ(*b->sample(0).nvlink_data_bytes_total, 4000000.0 * 1024);
+
+  setenv("FAKE_NVML_REMAP_FAILURE", "1", 1);
+  EXPECT_DOUBLE_EQ(*b->sample(1).row_remap_failure, 1);
+  unsetenv("FAKE_NVML_REMAP_FAILURE");
 }
 
 TEST(NvmlBackend, XidEventsBecomeTheLastXid) {
