@@ -22,12 +22,13 @@ std::size_t help_width() {
 
 namespace {
 
-// Where an example command starts on a line ("rooftop ..." or the
-// overview's "e.g. rooftop ..."): the offset of "rooftop", or npos.
+// Where an example command starts on a line (an indented "rooftop ..." or
+// the overview's "e.g. rooftop ..."): the offset of "rooftop", or npos. Prose
+// at the margin that begins with the name ("rooftop - choose, ...") is not one.
 std::size_t command_start(const std::string& line) {
   const std::size_t lead = line.find_first_not_of(' ');
   if (lead == std::string::npos) return std::string::npos;
-  if (line.compare(lead, 8, "rooftop ") == 0) return lead;
+  if (lead > 0 && line.compare(lead, 8, "rooftop ") == 0) return lead;
   if (line.compare(lead, 13, "e.g. rooftop ") == 0) return lead + 5;
   return std::string::npos;
 }
@@ -77,6 +78,20 @@ class Wrapping : public CLI::Formatter {
   // page is wrapped, so it fills the terminal instead of breaking twice.
   std::string make_description(const CLI::App* app) const override {
     return reflow_paragraphs(CLI::Formatter::make_description(app));
+  }
+  // So are a footer's (its examples are indented, so they keep their lines),
+  // an option's and a subcommand's in a list.
+  std::string make_footer(const CLI::App* app) const override {
+    return reflow_paragraphs(CLI::Formatter::make_footer(app));
+  }
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    return reflow_paragraphs(CLI::Formatter::make_option_desc(opt));
+  }
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true), reflow_paragraphs(sub->get_description()),
+                             get_column_width());
+    return out.str();
   }
   std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
     return wrap_help(CLI::Formatter::make_help(app, std::move(name), mode), help_width());

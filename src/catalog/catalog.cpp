@@ -184,13 +184,21 @@ void check_names_unique(const std::vector<Accelerator>& all, Diagnostics& diag) 
 }  // namespace
 
 Result<Catalog> load_catalog(const std::vector<SourceText>& base, const std::vector<std::string>& overlay_paths) {
-  Diagnostics diag;
-  std::map<std::string, Accelerator> by_id;
-  for (Accelerator& a : parse_layer(base, diag)) by_id[a.id] = std::move(a);
+  std::vector<std::vector<SourceText>> overlays;
   for (const std::string& path : overlay_paths) {
     Result<std::vector<SourceText>> layer = read_layer(path);
     if (!layer) return make_error(layer.error());
-    for (Accelerator& a : parse_layer(*layer, diag)) by_id[a.id] = std::move(a);
+    overlays.push_back(std::move(*layer));
+  }
+  return layer_catalog(base, overlays);
+}
+
+Result<Catalog> layer_catalog(const std::vector<SourceText>& base, const std::vector<std::vector<SourceText>>& overlays) {
+  Diagnostics diag;
+  std::map<std::string, Accelerator> by_id;
+  for (Accelerator& a : parse_layer(base, diag)) by_id[a.id] = std::move(a);
+  for (const std::vector<SourceText>& layer : overlays) {
+    for (Accelerator& a : parse_layer(layer, diag)) by_id[a.id] = std::move(a);
   }
   Catalog cat;
   for (auto& [id, a] : by_id) cat.accelerators.push_back(std::move(a));
