@@ -98,7 +98,8 @@ if(fuzz_ok)
   fuzz_archive(advise src/advise/scenario.cpp)
   fuzz_archive(telemetry src/telemetry/http_request.cpp src/telemetry/webconfig.cpp src/telemetry/trace.cpp
                src/telemetry/podresources.cpp)
-  fuzz_archive(analyze src/analyze/http.cpp src/analyze/prometheus_json.cpp src/analyze/source_openmetrics.cpp)
+  fuzz_archive(analyze src/analyze/http.cpp src/analyze/prometheus_json.cpp src/analyze/source_openmetrics.cpp
+               src/analyze/profile.cpp)
 
 else()
   message(STATUS "rooftop: clang++ with libFuzzer not found; the parsers' fuzz targets are not built")
