@@ -59,6 +59,7 @@ slow: build-all
 	  echo "the fuzz targets are not built (need clang++ and libclang-rt-14-dev); their tests say so and pass"; \
 	fi
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L slow $(CTEST_ARGS)
+	@cat $(BUILD)/fuzz-work/*/result.txt 2>/dev/null || true
 
 unit: build-all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit

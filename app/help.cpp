@@ -103,9 +103,12 @@ class Wrapping : public CLI::Formatter {
 std::string reflow_paragraphs(const std::string& text) {
   std::string out;
   out.reserve(text.size());
+  std::size_t line_start = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool joins = text[i] == '\n' && i > 0 && text[i - 1] != '\n' && i + 1 < text.size() &&
-                       text[i + 1] != '\n' && text[i + 1] != ' ' && text[i + 1] != '-';
+    // An indented line (an example) keeps its own line: nothing joins it from below either.
+    const bool joins = text[i] == '\n' && i > 0 && text[i - 1] != '\n' && text[line_start] != ' ' &&
+                       i + 1 < text.size() && text[i + 1] != '\n' && text[i + 1] != ' ' && text[i + 1] != '-';
+    if (text[i] == '\n') line_start = i + 1;
     if (!joins) {
       out += text[i];
     } else if (out.empty() || out.back() != ' ') {

@@ -3,7 +3,8 @@
 # $BUILD/fuzz_NAME by tests/fuzz/targets.cmake) for a fixed time, seeded with
 # tests/fuzz/corpus/NAME/ (real input files). Any crash, leak, hang, UBSan
 # report or failed check fails the test and leaves the input in $WORK.
-# Prints the number of inputs executed. Skipped, saying so, where the target
+# Prints the number of inputs executed (also into $WORK/result.txt, which
+# `make slow` lists at the end). Skipped, saying so, where the target
 # is not built (no clang++ or libclang-rt-14-dev).
 # Usage: run.sh NAME (environment: SRC, BUILD, WORK; ROOFTOP_FUZZ_SECONDS, default 25)
 set -euo pipefail
@@ -24,4 +25,4 @@ if [ "$status" -ne 0 ]; then
   exit 1
 fi
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' fuzz.log)
-echo "fuzz_$name: $runs inputs in ${seconds} s, no crash, leak or hang"
+echo "fuzz_$name: $runs inputs in ${seconds} s, no crash, leak or hang" | tee "$WORK/result.txt"
