@@ -49,13 +49,17 @@ test: build-all
 
 check: test slow asan cuda
 
-# Tests labelled `slow`: the ONNX importer's libFuzzer run (its target is
-# built here, with clang, not by `make build-all`) and whatever else needs
-# minutes.
+# Tests labelled `slow`: the parsers' libFuzzer runs, a fixed time each
+# (tests/fuzz; their targets are built here, with clang, not by
+# `make build-all`) and whatever else needs minutes.
 slow: build-all
-	cmake --build $(BUILD) -j $(JOBS) --target fuzz_onnx_import 2>/dev/null || \
-	  echo "the ONNX fuzzer is not built (needs clang++ and libclang-rt-14-dev); its test says so and passes"
+	@if cmake --build $(BUILD) --target help | grep -q '^fuzzers:'; then \
+	  cmake --build $(BUILD) -j $(JOBS) --target fuzzers; \
+	else \
+	  echo "the fuzz targets are not built (need clang++ and libclang-rt-14-dev); their tests say so and pass"; \
+	fi
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L slow $(CTEST_ARGS)
+	@cat $(BUILD)/fuzz-work/*/result.txt 2>/dev/null || true
 
 unit: build-all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit

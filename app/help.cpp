@@ -22,12 +22,13 @@ std::size_t help_width() {
 
 namespace {
 
-// Where an example command starts on a line ("rooftop ..." or the
-// overview's "e.g. rooftop ..."): the offset of "rooftop", or npos.
+// Where an example command starts on a line (an indented "rooftop ..." or
+// the overview's "e.g. rooftop ..."): the offset of "rooftop", or npos. Prose
+// at the margin that begins with the name ("rooftop - choose, ...") is not one.
 std::size_t command_start(const std::string& line) {
   const std::size_t lead = line.find_first_not_of(' ');
   if (lead == std::string::npos) return std::string::npos;
-  if (line.compare(lead, 8, "rooftop ") == 0) return lead;
+  if (lead > 0 && line.compare(lead, 8, "rooftop ") == 0) return lead;
   if (line.compare(lead, 13, "e.g. rooftop ") == 0) return lead + 5;
   return std::string::npos;
 }
@@ -78,6 +79,20 @@ class Wrapping : public CLI::Formatter {
   std::string make_description(const CLI::App* app) const override {
     return reflow_paragraphs(CLI::Formatter::make_description(app));
   }
+  // So are a footer's (its examples are indented, so they keep their lines),
+  // an option's and a subcommand's in a list.
+  std::string make_footer(const CLI::App* app) const override {
+    return reflow_paragraphs(CLI::Formatter::make_footer(app));
+  }
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    return reflow_paragraphs(CLI::Formatter::make_option_desc(opt));
+  }
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true), reflow_paragraphs(sub->get_description()),
+                             get_column_width());
+    return out.str();
+  }
   std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
     return wrap_help(CLI::Formatter::make_help(app, std::move(name), mode), help_width());
   }
@@ -88,9 +103,12 @@ class Wrapping : public CLI::Formatter {
 std::string reflow_paragraphs(const std::string& text) {
   std::string out;
   out.reserve(text.size());
+  std::size_t line_start = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool joins = text[i] == '\n' && i > 0 && text[i - 1] != '\n' && i + 1 < text.size() &&
-                       text[i + 1] != '\n' && text[i + 1] != ' ' && text[i + 1] != '-';
+    // An indented line (an example) keeps its own line: nothing joins it from below either.
+    const bool joins = text[i] == '\n' && i > 0 && text[i - 1] != '\n' && text[line_start] != ' ' &&
+                       i + 1 < text.size() && text[i + 1] != '\n' && text[i + 1] != ' ' && text[i + 1] != '-';
+    if (text[i] == '\n') line_start = i + 1;
     if (!joins) {
       out += text[i];
     } else if (out.empty() || out.back() != ' ') {

@@ -21,8 +21,9 @@ std::size_t help_width();
 std::string wrap_help(const std::string& text, std::size_t width);
 
 // Joins the lines of each paragraph of `text` with a space; a blank line, a
-// line that starts with a space (an indented example) or with "- " (a list
-// item) keeps its break.
+// line that starts with "- " (a list item) and a line that starts with a
+// space (an indented example, which also keeps the line after it apart) keep
+// their breaks.
 std::string reflow_paragraphs(const std::string& text);
 
 // CLI11's formatter, with every page wrapped at help_width().

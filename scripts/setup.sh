@@ -6,10 +6,11 @@
 # call it every time. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-# Build and library dependencies of the binary and the Python module (see README.md).
+# Build and library dependencies of the binary and the Python module (see README.md),
+# and the system CA bundle `analyze --prometheus https://...` verifies servers against.
 BUILD_PKGS=(
   build-essential cmake ninja-build pkg-config ccache
-  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev ca-certificates
   libsqlite3-dev sqlite3 libcrypt-dev libssl-dev libgrpc-dev libcurl4-openssl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libopenmpi-dev openmpi-bin libhwloc-dev
@@ -19,7 +20,7 @@ BUILD_PKGS=(
 )
 # What the tests build with and drive: GoogleTest and Google Benchmark, a real
 # Prometheus and promtool, ONNX models made with python3-onnx, a headless
-# browser, wrk, openssl (self-signed certificates), clang's libFuzzer for the ONNX importer's fuzz target, and
+# browser, wrk, openssl (self-signed certificates), clang's libFuzzer for the parsers' fuzz targets (tests/fuzz),
 # shellcheck for bench/device-check.sh, jq for the README example that pipes into it,
 # pytest and pandas for the Python module's tests (tests/python).
 TEST_PKGS=(

@@ -4,8 +4,10 @@
 // every node, pays for them. Contract in http.h.
 #include <curl/curl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 
 #include "analyze/http.h"
@@ -100,7 +102,11 @@ Result<HttpResponse> https_post_form(const std::string& url, const std::string& 
   // The longest silence: under one byte per second for read_timeout_s.
   c.setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
   c.setopt(e, CURLOPT_LOW_SPEED_TIME, std::max(1L, static_cast<long>(opts.read_timeout_s)));
+  // The system's CAs: libcurl's bundle, or the one SSL_CERT_FILE names (as
+  // OpenSSL's own tools, Go and Python read it).
+  const char* env_bundle = std::getenv("SSL_CERT_FILE");
   if (!opts.ca_file.empty()) c.setopt(e, CURLOPT_CAINFO, opts.ca_file.c_str());
+  else if (env_bundle && env_bundle[0]) c.setopt(e, CURLOPT_CAINFO, env_bundle);
   const CURLcode rc = c.perform(e);
   if (rc != CURLE_OK) {
     const std::string detail = errbuf[0] ? errbuf : c.strerror(rc);
@@ -112,6 +118,14 @@ Result<HttpResponse> https_post_form(const std::string& url, const std::string& 
                                         (opts.ca_file.empty() ? std::string("the system's CAs (give --ca-file)") : opts.ca_file) +
                                         " (" + detail + ")");
       case CURLE_SSL_CACERT_BADFILE:
+        if (opts.ca_file.empty()) {
+          const char* bundle = env_bundle && env_bundle[0] ? env_bundle : nullptr;
+          if (!bundle) c.getinfo(e, CURLINFO_CAINFO, &bundle);
+          const std::string path = bundle ? bundle : "/etc/ssl/certs/ca-certificates.crt";
+          return make_error(Errc::io, "the system CA bundle " + path +
+                                          (access(path.c_str(), R_OK) == 0 ? " is unusable (" + detail + ")" : " is missing") +
+                                          " (install ca-certificates) or give --ca-file");
+        }
         return make_error(Errc::io, "cannot use the CA file " + opts.ca_file + " (" + detail + ")");
       case CURLE_WRITE_ERROR:
         if (sink.over) return make_error(Errc::io, fmt::format("response larger than {} bytes", opts.max_response_bytes));

@@ -19,7 +19,8 @@ double choose_bucket_s(double duration_s, double step_s) {
   for (double v : kNice) {
     if (v >= want) return v;
   }
-  return 86400;
+  // Past two years of window: whole days, so the buckets stay ~720.
+  return std::isfinite(want) ? std::ceil(want / 86400) * 86400 : 86400;
 }
 
 Profiler::Profiler(double from_s, double to_s, double step_s) {

@@ -22,6 +22,10 @@ namespace rooftop::analyze {
 
 namespace {
 
+// Timestamps past this (the year 2286) are not Unix seconds: a millisecond
+// exposition, or garbage whose span would make the profile's buckets huge.
+constexpr double kMaxUnixSeconds = 1e10;
+
 // name{a="x",b="y"} value timestamp -> its parts; false with `why` on garbage.
 bool parse_sample(std::string_view s, std::string& name, std::map<std::string, std::string>& labels, double& value,
                   std::optional<double>& ts, std::string& why) {
@@ -92,6 +96,11 @@ bool parse_sample(std::string_view s, std::string& name, std::map<std::string, s
 Result<Profiles> profile_openmetrics(const std::string& path, const TimeRange& range, const Matcher& match) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(Errc::invalid_input, "cannot read the file", "--openmetrics " + path);
+  return profile_openmetrics(in, path, range, match);
+}
+
+Result<Profiles> profile_openmetrics(std::istream& in, const std::string& path, const TimeRange& range,
+                                     const Matcher& match) {
   // Which family is which signal, in either name set.
   std::map<std::string, std::pair<Signal, double>> device_families;
   for (const SeriesName& n : kDeviceSeries) {
@@ -126,6 +135,9 @@ Result<Profiles> profile_openmetrics(const std::string& path, const TimeRange& r
     std::optional<double> ts;
     if (!parse_sample(line, name, labels, value, ts, why)) return bad(why);
     if (!ts) return bad("a sample without a timestamp: analyze needs history");
+    if (!(*ts >= 0 && *ts < kMaxUnixSeconds))
+      return bad(fmt::format("timestamp {} is not Unix seconds in 1970..2286{}", *ts,
+                             *ts >= kMaxUnixSeconds && *ts < kMaxUnixSeconds * 1000 ? " (milliseconds? OpenMetrics counts seconds)" : ""));
     if (range.from_s && *ts < *range.from_s) continue;
     if (range.to_s && *ts > *range.to_s) continue;
     if (name == kHostCpuSeries || name == kHostIowaitSeries) {

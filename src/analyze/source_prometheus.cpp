@@ -19,6 +19,7 @@
 #include <set>
 
 #include "analyze/http.h"
+#include "analyze/prometheus_json.h"
 #include "analyze/series.h"
 #include "analyze/sources.h"
 #include "core/text.h"
@@ -79,27 +80,12 @@ Result<nlohmann::json> call(Client& c, const char* api, std::vector<std::pair<st
                       fmt::format("Prometheus refused the credentials (HTTP {}){}", res->status,
                                   c.http.headers.empty() ? ": give --bearer-token-file or --basic-auth" : ""),
                       "--prometheus " + c.url);
-  nlohmann::json j = nlohmann::json::parse(res->body, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    return make_error(Errc::invalid_input, fmt::format("bad response to {} (HTTP {}): not JSON", api, res->status),
-                      "--prometheus " + c.url);
-  if (j.value("status", "") != "success") {
-    std::string why = j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>() : "unknown error";
-    return make_error(Errc::invalid_input, fmt::format("Prometheus rejected query {}: {}", q, why), "--prometheus " + c.url);
-  }
-  if (!j.contains("data") || !j["data"].is_object() || !j["data"].contains("result") || !j["data"]["result"].is_array())
-    return make_error(Errc::invalid_input, fmt::format("bad response to {}: no data.result array", api), "--prometheus " + c.url);
-  return std::move(j["data"]["result"]);
+  return api_result(res->body, res->status, api, q, "--prometheus " + c.url);
 }
 
 Result<nlohmann::json> query_range(Client& c, const std::string& q, double from, double to, double step) {
   return call(c, "query_range",
               {{"query", q}, {"start", fmt::format("{:.3f}", from)}, {"end", fmt::format("{:.3f}", to)}, {"step", fmt::format("{}", step)}});
-}
-
-std::string label(const nlohmann::json& metric, const char* name) {
-  if (!metric.is_object() || !metric.contains(name) || !metric[name].is_string()) return "";
-  return metric[name].get<std::string>();
 }
 
 std::string quote(const std::string& v) {
@@ -142,31 +128,11 @@ std::string braces(const std::string& a, const std::string& b = "") {
   return "{" + a + (a.empty() || b.empty() ? "" : ",") + b + "}";
 }
 
-// The device a series belongs to: "host/gpuN".
-struct SeriesId {
-  std::string id, host, instance;
-};
-SeriesId series_id(const nlohmann::json& metric, const IdentityLabels& ids) {
-  SeriesId s;
-  s.instance = label(metric, "instance");
-  s.host = label(metric, ids.host);
-  if (s.host.empty()) s.host = s.instance;
-  s.id = s.host + "/gpu" + label(metric, "gpu");
-  return s;
-}
-
 // One value per device from an instant query's vector.
 Result<std::map<std::string, double>> per_device(Client& c, const std::string& q, double at, const IdentityLabels& ids) {
   Result<nlohmann::json> r = call(c, "query", {{"query", q}, {"time", fmt::format("{:.3f}", at)}});
   if (!r) return make_error(r.error());
-  std::map<std::string, double> out;
-  for (const nlohmann::json& s : *r) {
-    if (!s.is_object() || !s.contains("value") || !s["value"].is_array() || s["value"].size() != 2 || !s["value"][1].is_string())
-      return make_error(Errc::invalid_input, "bad response to query: malformed sample", "--prometheus " + c.url);
-    std::optional<double> v = parse_double(s["value"][1].get<std::string>());
-    if (v) out[series_id(s.value("metric", nlohmann::json::object()), ids).id] = *v;
-  }
-  return out;
+  return instant_values(*r, ids, "--prometheus " + c.url);
 }
 
 struct Device {
@@ -234,24 +200,7 @@ Result<void> read_points(Client& c, const std::string& q, double from, double to
                          const IdentityLabels& ids, std::map<std::string, std::map<double, Obs>>& obs) {
   Result<nlohmann::json> res = query_range(c, q, from, to, step);
   if (!res) return make_error(res.error());
-  for (const nlohmann::json& series : *res) {
-    std::string id = series_id(series.value("metric", nlohmann::json::object()), ids).id;
-    auto dev = obs.find(id);
-    if (dev == obs.end()) continue;  // a device of the same host not asked for
-    if (!series.contains("values") || !series["values"].is_array())
-      return make_error(Errc::invalid_input, "bad response to query_range: a series without values", "--prometheus " + c.url);
-    for (const nlohmann::json& pt : series["values"]) {
-      if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_string())
-        return make_error(Errc::invalid_input, "bad response to query_range: malformed sample", "--prometheus " + c.url);
-      std::optional<double> v = parse_double(pt[1].get<std::string>());
-      if (!v) continue;  // NaN or Inf
-      double t = pt[0].get<double>();
-      Obs& o = dev->second[t];
-      o.t_s = t;
-      set_signal(o, signal, *v * scale);  // fb_free: the total (used + free, or 1 for the ratio rule) below
-    }
-  }
-  return {};
+  return matrix_points(*res, scale, signal, ids, obs, "--prometheus " + c.url);
 }
 
 }  // namespace
@@ -301,7 +250,7 @@ Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& ran
 
   std::map<std::string, Device> devs;
   for (const nlohmann::json& s : *counted) {
-    const nlohmann::json metric = s.value("metric", nlohmann::json::object());
+    const nlohmann::json metric = metric_of(s);
     SeriesId sid = series_id(metric, ids);
     Device& d = devs[sid.id];
     d.key.host = sid.host;
@@ -312,8 +261,8 @@ Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& ran
     d.key.pod = label(metric, "pod");
     if (!d.key.pod.empty()) d.key.job = (d.key.ns.empty() ? "" : d.key.ns + "/") + d.key.pod;
     d.instance = sid.instance;
-    if (s.contains("value") && s["value"].is_array() && s["value"].size() == 2 && s["value"][1].is_string())
-      d.count = parse_double(s["value"][1].get<std::string>()).value_or(0);
+    std::optional<double> count;
+    if (sample_value(s, &count)) d.count = count.value_or(0);
   }
   const double util_scale = scale(Signal::util);
   // The recording rules `rooftop deploy monitor` writes, where the server has them.
@@ -361,10 +310,10 @@ Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& ran
                                                  {"time", fmt::format("{:.3f}", to)}});
     if (!r) return make_error(r.error());
     for (const nlohmann::json& s : *r) {
-      std::string inst = label(s.value("metric", nlohmann::json::object()), "instance");
-      if (!s.contains("value") || !s["value"].is_array() || s["value"].size() != 2 || !s["value"][1].is_string()) continue;
-      auto& slot = host_max.try_emplace(inst, NAN, NAN).first->second;
-      (which ? slot.second : slot.first) = parse_double(s["value"][1].get<std::string>()).value_or(NAN);
+      std::optional<double> v;
+      if (!sample_value(s, &v)) continue;
+      auto& slot = host_max.try_emplace(label(metric_of(s), "instance"), NAN, NAN).first->second;
+      (which ? slot.second : slot.first) = v.value_or(NAN);
     }
   }
   choose(devs, host_max, t);
@@ -447,8 +396,9 @@ Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& ran
       Result<nlohmann::json> res = query_range(c, (which ? kHostIowaitSeries : kHostCpuSeries) + hsel, from, to, step);
       if (!res) return make_error(res.error());
       for (const nlohmann::json& series : *res) {
-        auto h = host_of_instance.find(label(series.value("metric", nlohmann::json::object()), "instance"));
-        if (h == host_of_instance.end() || !series.contains("values") || !series["values"].is_array()) continue;
+        auto h = host_of_instance.find(label(metric_of(series), "instance"));
+        if (h == host_of_instance.end() || !series.is_object() || !series.contains("values") || !series["values"].is_array())
+          continue;
         for (const nlohmann::json& pt : series["values"]) {
           if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_string()) continue;
           std::optional<double> v = parse_double(pt[1].get<std::string>());

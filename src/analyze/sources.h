@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,6 +54,9 @@ Result<Profiles> profile_prometheus(const std::string& url, const TimeRange& ran
 // Prometheus source's names and labels, read without a server. Garbage is
 // Errc::invalid_input naming FILE:LINE.
 Result<Profiles> profile_openmetrics(const std::string& path, const TimeRange& range, const Matcher& match);
+// The same from a stream (the file's text), `path` naming it in messages.
+Result<Profiles> profile_openmetrics(std::istream& in, const std::string& path, const TimeRange& range,
+                                     const Matcher& match);
 
 }  // namespace rooftop::analyze
 

@@ -199,6 +199,16 @@ void check_names_unique(const std::vector<Accelerator>& all, Diagnostics& diag) 
 }  // namespace
 
 Result<Catalog> load_catalog(const std::vector<SourceText>& base, const std::vector<std::string>& overlay_paths) {
+  std::vector<std::vector<SourceText>> overlays;
+  for (const std::string& path : overlay_paths) {
+    Result<std::vector<SourceText>> layer = read_layer(path);
+    if (!layer) return make_error(layer.error());
+    overlays.push_back(std::move(*layer));
+  }
+  return layer_catalog(base, overlays);
+}
+
+Result<Catalog> layer_catalog(const std::vector<SourceText>& base, const std::vector<std::vector<SourceText>>& overlays) {
   Diagnostics diag;
   std::map<std::string, Accelerator> by_id;
   std::map<std::string, System> systems;
@@ -207,10 +217,8 @@ Result<Catalog> load_catalog(const std::vector<SourceText>& base, const std::vec
     for (System& y : layer.systems) systems[y.id] = std::move(y);
   };
   add(parse_layer(base, diag));
-  for (const std::string& path : overlay_paths) {
-    Result<std::vector<SourceText>> layer = read_layer(path);
-    if (!layer) return make_error(layer.error());
-    add(parse_layer(*layer, diag));
+  for (const std::vector<SourceText>& layer : overlays) {
+    add(parse_layer(layer, diag));
   }
   Catalog cat;
   for (auto& [id, a] : by_id) cat.accelerators.push_back(std::move(a));

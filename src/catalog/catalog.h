@@ -271,6 +271,9 @@ std::string source_key(const Accelerator& a, const std::string& citation);
 // entry whose id exists replaces it; duplicate ids within one layer are an
 // error.
 Result<Catalog> load_catalog(const std::vector<SourceText>& base, const std::vector<std::string>& overlay_paths);
+// The same from texts already read: `base`, then each overlay layer in order
+// (the files of one overlay path).
+Result<Catalog> layer_catalog(const std::vector<SourceText>& base, const std::vector<std::vector<SourceText>>& overlays);
 
 // The embedded entries (data/accelerators/*.yaml and data/systems/*.yaml) as
 // SourceText. A layer's system entries are told apart by `holds:`; a system

@@ -97,7 +97,7 @@ bool decode(std::string_view bytes, PodMap* out) {
         for (Wire dev(cv); !dev.done();) {
           std::string_view dv;
           if (!dev.next(&f, &dv)) return false;
-          if (f == 2) c.second.emplace_back(dv);
+          if (f == 2 && !dv.empty()) c.second.emplace_back(dv);  // an empty id names no device
         }
       }
     }

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "core/text.h"
+#include "telemetry/http_request.h"
 #include "telemetry/tls.h"
 #include "telemetry/webconfig.h"
 
@@ -43,10 +44,6 @@ const char* reason(int status) {
     default: return "Error";
   }
 }
-
-bool is_token_char(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-' || c == '_'; }
-
-bool ieq(std::string_view a, std::string_view b) { return to_lower(a) == to_lower(b); }
 
 // Best effort, for connections we are about to close anyway.
 void send_and_close(int fd, int status) {
@@ -273,52 +270,23 @@ void MetricsServer::on_readable(Conn& c) {
   process(c);
 }
 
-// Parses one request head from c.in and queues the answer. Hostile or
-// malformed input gets a 4xx and the connection closes after it.
+// Parses one request head from c.in (telemetry/http_request.h) and queues
+// the answer. Hostile or malformed input gets a 4xx that says why, and the
+// connection closes after it.
 void MetricsServer::process(Conn& c) {
   if (c.fd < 0 || c.writing) return;
-  std::size_t end = c.in.find("\r\n\r\n");
-  std::size_t skip = 4;
-  if (end == std::string::npos) {
-    end = c.in.find("\n\n");
-    skip = 2;
+  std::optional<RequestHead> req = parse_request_head(c.in, opts_.max_request_bytes);
+  if (!req) return;  // wait for the rest of the head
+  c.in.erase(0, std::min(req->consumed, c.in.size()));
+  if (req->status) {
+    return respond(c, req->status, "Content-Type: text/plain; charset=utf-8\r\n",
+                   std::make_shared<const std::string>(req->reason + "\n"), false, true);
   }
-  if (end == std::string::npos || end > opts_.max_request_bytes) {
-    if (c.in.size() > opts_.max_request_bytes) respond(c, 431, "", nullptr, false, true);
-    return;
-  }
-  const std::string head = c.in.substr(0, end);
-  c.in.erase(0, end + skip);
-  for (unsigned char ch : head) {
-    if ((ch < 0x20 && ch != '\r' && ch != '\n' && ch != '\t') || ch >= 0x7f)
-      return respond(c, 400, "", nullptr, false, true);
-  }
-  std::vector<std::string> lines;
-  for (std::string& l : split(head, '\n')) {
-    if (!l.empty() && l.back() == '\r') l.pop_back();
-    lines.push_back(std::move(l));
-  }
-  const std::vector<std::string> parts = split(lines.empty() ? "" : lines[0], ' ');
-  if (parts.size() != 3 || parts[0].empty() || !std::all_of(parts[0].begin(), parts[0].end(), is_token_char) ||
-      parts[1].empty() || parts[1][0] != '/' || !starts_with(parts[2], "HTTP/"))
-    return respond(c, 400, "", nullptr, false, true);
-  if (parts[2] != "HTTP/1.1" && parts[2] != "HTTP/1.0") return respond(c, 505, "", nullptr, false, true);
-  bool close_after = parts[2] == "HTTP/1.0";
-  std::string authorization;
-  if (lines.size() > 101) return respond(c, 431, "", nullptr, false, true);
-  for (std::size_t i = 1; i < lines.size(); ++i) {
-    const auto colon = lines[i].find(':');
-    if (colon == std::string::npos || colon == 0) return respond(c, 400, "", nullptr, false, true);
-    const std::string name = lines[i].substr(0, colon);
-    const std::string val = trim(std::string_view(lines[i]).substr(colon + 1));
-    if (ieq(name, "authorization")) authorization = val;
-    if (ieq(name, "connection")) close_after = ieq(val, "close") || (close_after && !ieq(val, "keep-alive"));
-    if ((ieq(name, "content-length") && val != "0") || ieq(name, "transfer-encoding"))
-      return respond(c, 400, "", nullptr, false, true);  // no bodies: never guess where the next request starts
-  }
-  const bool head_only = parts[0] == "HEAD";
-  if (parts[0] != "GET" && !head_only) return respond(c, 405, "Allow: GET, HEAD\r\n", nullptr, false, true);
-  const std::string path = parts[1].substr(0, parts[1].find('?'));
+  const bool close_after = req->close_after;
+  const std::string& authorization = req->authorization;
+  const bool head_only = req->method == "HEAD";
+  if (req->method != "GET" && !head_only) return respond(c, 405, "Allow: GET, HEAD\r\n", nullptr, false, true);
+  const std::string& path = req->path;
   if (path == "/metrics") {
     if (!authorized(authorization))
       return respond(c, 401, "WWW-Authenticate: Basic realm=\"rooftop monitor\", charset=\"UTF-8\"\r\n", nullptr,

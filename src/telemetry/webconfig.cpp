@@ -4,6 +4,7 @@
 
 #include <crypt.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -13,8 +14,20 @@
 namespace rooftop::telemetry {
 namespace {
 
+// The cost htpasswd -B accepts (-C 4..17): each step doubles the time of a
+// check, so a higher cost would stall start-up and every scrape for minutes.
+constexpr int kMinCost = 4, kMaxCost = 17;
+
+// "$2y$CC$" and 53 characters of bcrypt's base64 alphabet, CC in kMinCost..kMaxCost.
 bool is_bcrypt(std::string_view hash) {
-  return hash.size() == 60 && (starts_with(hash, "$2a$") || starts_with(hash, "$2b$") || starts_with(hash, "$2y$"));
+  if (hash.size() != 60 || !(starts_with(hash, "$2a$") || starts_with(hash, "$2b$") || starts_with(hash, "$2y$")))
+    return false;
+  if (hash[4] < '0' || hash[4] > '9' || hash[5] < '0' || hash[5] > '9' || hash[6] != '$') return false;
+  const int cost = (hash[4] - '0') * 10 + (hash[5] - '0');
+  if (cost < kMinCost || cost > kMaxCost) return false;
+  return std::all_of(hash.begin() + 7, hash.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '/';
+  });
 }
 
 // crypt(3) with a per-call state (crypt_r is reentrant; the state is ~32 KiB).
@@ -111,7 +124,7 @@ Result<WebConfig> parse_web_config(std::string_view text, const std::string& sou
           top.error(it->first, "user name '" + user + "' is empty or holds ':'");
         else if (!is_bcrypt(hash) || hash_with("", hash).empty())
           top.error(it->second, "the password of '" + user +
-                                    "' is not a bcrypt hash ($2y$..., 60 characters; make one with htpasswd -nBC 10 " +
+                                    "' is not a bcrypt hash ($2y$..., 60 characters, cost 4 to 17; make one with htpasswd -nBC 10 " +
                                     user + ")");
         else
           cfg.basic_auth_users[user] = hash;

@@ -2,6 +2,8 @@
 // docs/workloads.md#transformer), with the consistency checks that make the
 // operator counts meaningful (heads divide hidden, kv_heads divide heads,
 // top_k <= experts, patches tile the image).
+#include <cmath>
+
 #include "workload/builders.h"
 
 #include <functional>
@@ -148,7 +150,8 @@ std::vector<long long> int_list(YamlMap& m, const std::string& key, bool require
   }
   for (const YAML::Node& item : n) {
     std::optional<double> v = yaml_number(item);
-    if (!v || *v != double(static_cast<long long>(*v)) || *v < double(min_value)) {
+    // In range before the cast: a double past long long's range has no value there.
+    if (!v || !(*v >= double(min_value) && *v < 9.2e18) || *v != std::floor(*v)) {
       m.error(item, "'" + key + "' items must be whole numbers >= " + std::to_string(min_value));
       continue;
     }

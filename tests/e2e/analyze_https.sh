@@ -91,6 +91,10 @@ expect_2 "$ROOFTOP" analyze --prometheus "$URL" --ca-file other.crt "${AUTH[@]}"
 grep -q "does not verify against other.crt" err.txt || { cat err.txt; exit 1; }
 expect_2 "$ROOFTOP" analyze --prometheus "$URL" "${AUTH[@]}" --from "$START" --to "$END"   # the system's CAs
 grep -q "certificate does not verify" err.txt || { cat err.txt; exit 1; }
+# No system CA bundle at all (a minimal install without ca-certificates).
+expect_2 env SSL_CERT_FILE="$WORK/no-such-bundle.crt" "$ROOFTOP" analyze --prometheus "$URL" "${AUTH[@]}" --from "$START" --to "$END"
+grep -qF "the system CA bundle $WORK/no-such-bundle.crt is missing (install ca-certificates) or give --ca-file" err.txt \
+  || { cat err.txt; exit 1; }
 expect_2 "$ROOFTOP" analyze --prometheus "$URL" --ca-file server.crt --from "$START" --to "$END"
 grep -q "refused the credentials (HTTP 401)" err.txt || { cat err.txt; exit 1; }
 expect_2 "$ROOFTOP" analyze --prometheus "$URL" --ca-file server.crt --basic-auth alice --password-file wrong

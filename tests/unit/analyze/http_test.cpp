@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -177,6 +178,22 @@ TEST(Http, FailuresAreSaidInWords) {
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
   ::close(fd);
   EXPECT_NE(message(http_post_form("127.0.0.1", ntohs(a.sin_port), "/", {})).find("connection refused"), std::string::npos);
+}
+
+// A machine without the system CA bundle (Debian without ca-certificates):
+// the message names the bundle and the two ways out, not an empty CA file.
+TEST(Http, AMissingSystemCaBundleIsSaidInWords) {
+  OneShotServer s("");
+  const char* before = std::getenv("SSL_CERT_FILE");
+  const std::string saved = before ? before : "";
+  ::setenv("SSL_CERT_FILE", "/nonexistent/ca-certificates.crt", 1);
+  auto r = https_post_form("https://127.0.0.1:" + std::to_string(s.port()), "/", {});
+  if (before) ::setenv("SSL_CERT_FILE", saved.c_str(), 1);
+  else ::unsetenv("SSL_CERT_FILE");
+  ASSERT_FALSE(r);
+  if (r.error().message.find("needs libcurl") != std::string::npos) GTEST_SKIP() << r.error().message;
+  EXPECT_EQ(r.error().message,
+            "the system CA bundle /nonexistent/ca-certificates.crt is missing (install ca-certificates) or give --ca-file");
 }
 
 }  // namespace

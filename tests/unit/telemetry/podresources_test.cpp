@@ -40,6 +40,17 @@ TEST(PodResources, DecodesPodsContainersAndDevices) {
   EXPECT_TRUE(parse_pod_resources("")->empty());
 }
 
+// Found by fuzz_pod_resources: an empty device id went into the map as a
+// device named "".
+TEST(PodResources, AnEmptyDeviceIdNamesNoDevice) {
+  const std::string devices = field(1, "nvidia.com/gpu") + field(2, "") + field(2, "GPU-X");
+  const std::string pod = field(1, "p") + field(2, "ns") + field(3, field(1, "c") + field(2, devices));
+  auto pods = parse_pod_resources(field(1, pod));
+  ASSERT_TRUE(pods) << pods.error().what();
+  ASSERT_EQ(pods->size(), 1u);
+  EXPECT_EQ(pods->count(""), 0u);
+}
+
 TEST(PodResources, RejectsBytesThatAreNotAResponse) {
   EXPECT_FALSE(parse_pod_resources(std::string("\x0a\x7f", 2)));  // length past the end
   EXPECT_FALSE(parse_pod_resources(std::string("\x0b", 1)));      // wire type 3 (group)

@@ -110,6 +110,17 @@ TEST_F(ServerTest, HostileRequestsGet4xxAndServingContinues) {
   EXPECT_TRUE(still_serving());
 }
 
+// RFC 9112 section 3.2.2: the absolute form is served by its path; a target
+// that is neither form is 400 with the reason in the body.
+TEST_F(ServerTest, AbsoluteFormTargetsAreServed) {
+  const std::string r = request("GET http://127.0.0.1:9400/metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(r.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << r;
+  EXPECT_EQ(r.substr(r.size() - 5), "up 1\n");
+  const std::string bad = request("GET ftp://127.0.0.1/metrics HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(bad.rfind("HTTP/1.1 400 Bad Request\r\n", 0), 0u) << bad;
+  EXPECT_NE(bad.find("must use http or https"), std::string::npos) << bad;
+}
+
 TEST_F(ServerTest, SlowlorisClientsTimeOutAndDoNotBlockOthers) {
   std::vector<int> slow;
   for (int i = 0; i < 3; ++i) {

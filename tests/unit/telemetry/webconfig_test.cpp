@@ -53,6 +53,21 @@ TEST(WebConfig, BadInputNamesTheFileLineAndKey) {
   EXPECT_NE(missing.error().what().find("/nonexistent/web.yml"), std::string::npos);
 }
 
+// A bcrypt cost past htpasswd's 4..17 is refused without running it: cost 31
+// (2^31 rounds) would hold start-up, and each scrape's check, for days.
+TEST(WebConfig, BcryptCostsPastHtpasswdsRangeAreRefusedAtOnce) {
+  for (const char* cost : {"31", "18", "03", "1x"}) {
+    std::string hash = kAliceHash;
+    hash.replace(4, 2, cost);
+    auto cfg = parse_web_config("basic_auth_users:\n  alice: " + hash + "\n", "web.yml");
+    ASSERT_FALSE(cfg) << cost;
+    EXPECT_NE(cfg.error().what().find("cost 4 to 17"), std::string::npos) << cfg.error().what();
+  }
+  std::string odd_alphabet = kAliceHash;
+  odd_alphabet[20] = '!';
+  EXPECT_FALSE(parse_web_config("basic_auth_users:\n  alice: '" + odd_alphabet + "'\n", "web.yml"));
+}
+
 TEST(WebConfig, ChecksBasicAuthWithBcrypt) {
   const std::map<std::string, std::string> users = {{"alice", kAliceHash}};
   EXPECT_TRUE(check_basic_auth(users, "Basic YWxpY2U6czNjcmV0"));    // alice:s3cret

@@ -2,6 +2,7 @@
 // build, and every malformed one is an error naming file and line.
 #include <gtest/gtest.h>
 
+#include "embedded/embedded.h"
 #include "workload/workload.h"
 
 namespace rooftop::workload {
@@ -134,6 +135,22 @@ TEST(Zoo, EveryEntryBuildsWithReferencesAndASample) {
       EXPECT_GE(op.flops, 0) << id << " " << op.name;
       EXPECT_GE(op.in_elems + op.out_elems + op.weight_elems, 0) << id << " " << op.name;
     }
+  }
+}
+
+// Found by fuzz_model_yaml: a list item past long long's range (5.5e101
+// lookups) was cast to long long (undefined behaviour) before being checked.
+TEST(WorkloadYaml, HugeListItemsAreErrorsNotCasts) {
+  std::string text;
+  for (const EmbeddedFile& f : embedded_files_under("models/dlrm-v2.yaml")) text = std::string(f.content);
+  ASSERT_NE(text.find("lookups: [3,"), std::string::npos);
+  ASSERT_TRUE(parse_workload_yaml(text, "dlrm.yaml", {}));
+  for (const char* item : {"5.5e101", "-9.3e18", "2.5"}) {
+    std::string odd = text;
+    odd.replace(odd.find("lookups: [3,"), 12, std::string("lookups: [") + item + ",");
+    Result<Workload> w = parse_workload_yaml(odd, "dlrm.yaml", {});
+    ASSERT_FALSE(w) << item;
+    EXPECT_NE(w.error().what().find("items must be whole numbers"), std::string::npos) << w.error().what();
   }
 }
 
