@@ -308,6 +308,11 @@ Result<PredictOutcome> run_prediction(const PredictOptions& o, const GlobalOptio
   req.batch = o.batch;
   req.grad_accumulation = o.grad_accumulation;
   req.straggler_cv = o.straggler_cv;
+  Result<std::string> stack = resolve_stack(o.stack, **acc, *task);
+  if (!stack) return make_error(stack.error());
+  Result<std::optional<model::Calibration>> calibration = load_calibration(global);
+  if (!calibration) return make_error(calibration.error());
+  if (*calibration) req.calibrated = model::calibrated_for(**calibration, *stack, (*acc)->vendor, *task);
   if (!o.plan.empty()) {
     Result<model::PlanSpec> spec = model::parse_plan(o.plan);
     if (!spec) return make_error(spec.error());
@@ -377,8 +382,11 @@ Result<PredictOutcome> run_prediction(const PredictOptions& o, const GlobalOptio
   }
   Result<std::vector<model::ErrorBand>> bands = load_error_bands();
   if (!bands) return make_error(bands.error());
-  model::Sureness sure = model::sureness(*bands, workload::to_string(p->task), workload::to_string(w->family),
-                                         (*acc)->vendor, to_string(p->precision), p->throughput, p->latency_s);
+  const std::string band_scenario =
+      req.task == workload::Task::train ? std::string("train") : std::string(model::to_string(*scenario));
+  model::Sureness sure = model::sureness(*bands, workload::to_string(p->task), band_scenario,
+                                         workload::to_string(w->family), (*acc)->vendor, to_string(p->precision),
+                                         p->throughput, p->latency_s);
   // The Server scenario is simulated (docs/model.md#serving).
   std::optional<model::ServePrediction> served;
   if (req.task == workload::Task::infer && *scenario == model::Scenario::server) {
@@ -449,6 +457,11 @@ Command add_predict_command(CLI::App& app, const GlobalOptions& global) {
                   "prompt + generation per sequence, read whole at every decode step (stacks without paged "
                   "attention, e.g. TGI on Gaudi with HPU graphs, SAX on TPU; offline and single-stream)");
   sub->add_option("--scenario", o->scenario, "offline, server or single-stream (default offline)");
+  sub->add_option("--stack", o->stack,
+                  "Software stack family the fitted efficiencies of data/calibration.yaml are taken for: tensorrt, "
+                  "vllm, sglang, synapse, xla, ngc, pytorch, ... (default: what the vendor's MLPerf submissions run; "
+                  "`rooftop calibrate --show` lists the fitted ones)")
+      ->type_name("FAMILY");
   sub->add_option("--latency-target", o->latency_target, "Server latency budget (\"100ms\"; LLMs: time per output token)");
   sub->add_option("--rate", o->rate,
                   "Server: simulate Poisson arrivals at this many requests/s (all devices); implies --scenario server");

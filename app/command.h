@@ -23,6 +23,8 @@ namespace rooftop::app {
 struct GlobalOptions {
   std::vector<std::string> catalog_paths;  // --catalog PATH (repeatable): overlay files/dirs
   bool quiet = false;                      // --quiet: no progress output
+  std::string calibration_path;            // --calibration FILE: fitted stack factors instead of the embedded ones
+  bool no_calibration = false;             // --no-calibration: pure physics
 };
 
 // Exit codes: 0 success, 1 runtime failure (I/O, internal), 2 bad input.

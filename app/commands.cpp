@@ -10,6 +10,7 @@ Command add_deploy_command(CLI::App&, const GlobalOptions&);
 Command add_catalog_command(CLI::App&, const GlobalOptions&);
 Command add_predict_command(CLI::App&, const GlobalOptions&);
 Command add_validate_command(CLI::App&, const GlobalOptions&);
+Command add_calibrate_command(CLI::App&, const GlobalOptions&);
 Command add_roofline_command(CLI::App&, const GlobalOptions&);
 Command add_monitor_command(CLI::App&, const GlobalOptions&);
 Command add_top_command(CLI::App&, const GlobalOptions&);
@@ -27,6 +28,7 @@ const AddCommand kCommands[] = {
     add_workload_command,
     add_roofline_command,
     add_validate_command,
+    add_calibrate_command,
     add_bench_command,
     add_monitor_command,
     add_top_command,

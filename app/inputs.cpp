@@ -86,6 +86,37 @@ Result<std::vector<model::ConvergencePoint>> load_rcps() {
   return make_error(Errc::internal, "data/mlperf/rcp.csv is not embedded");
 }
 
+Result<std::optional<model::Calibration>> load_calibration(const GlobalOptions& global) {
+  if (global.no_calibration) {
+    if (!global.calibration_path.empty())
+      return make_error(Errc::invalid_input, "give --calibration FILE or --no-calibration, not both", "--no-calibration");
+    return std::optional<model::Calibration>();
+  }
+  if (!global.calibration_path.empty()) {
+    Result<std::string> text = read_file(global.calibration_path);
+    if (!text) return make_error(text.error().code, text.error().message, "--calibration " + global.calibration_path);
+    Result<model::Calibration> c = model::parse_calibration(*text, global.calibration_path);
+    if (!c) return make_error(c.error());
+    return std::optional<model::Calibration>(std::move(*c));
+  }
+  for (const EmbeddedFile& f : embedded_files_under("calibration.yaml")) {
+    Result<model::Calibration> c = model::parse_calibration(f.content, "embedded:" + std::string(f.path));
+    if (!c) return make_error(c.error());
+    return std::optional<model::Calibration>(std::move(*c));
+  }
+  return make_error(Errc::internal, "data/calibration.yaml is not embedded");
+}
+
+Result<std::string> resolve_stack(const std::string& named, const catalog::Accelerator& a, workload::Task task) {
+  if (named.empty()) return model::default_stack(a, task);
+  const std::string id = to_lower(trim(named));
+  if (model::known_stack(id)) return id;
+  std::vector<std::string> ids;
+  for (const model::StackInfo& s : model::kStacks) ids.emplace_back(s.id);
+  ids.emplace_back("other");
+  return make_error(Errc::invalid_input, did_you_mean("software stack family", id, ids), "--stack");
+}
+
 Result<std::vector<model::ErrorBand>> load_error_bands() {
   for (const EmbeddedFile& f : embedded_files_under("validation/error-bands.csv"))
     return model::parse_error_bands(f.content, "embedded:" + std::string(f.path));

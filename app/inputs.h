@@ -7,6 +7,7 @@
 
 #include "catalog/catalog.h"
 #include "command.h"
+#include "model/calibration.h"
 #include "model/convergence.h"
 #include "model/ranges.h"
 #include "onnx/onnx.h"
@@ -43,6 +44,15 @@ Result<workload::Workload> load_benchmark_workload(const std::string& ref, Workl
 
 // MLCommons' reference convergence points, embedded from data/mlperf/rcp.csv.
 Result<std::vector<model::ConvergencePoint>> load_rcps();
+
+// The fitted software-stack efficiencies predictions use: --calibration
+// FILE, else the embedded data/calibration.yaml; none with --no-calibration.
+Result<std::optional<model::Calibration>> load_calibration(const GlobalOptions& global);
+
+// The stack family a prediction on `a` assumes: `named` (--stack) when
+// given, else the vendor's usual one (model::default_stack). Errors: an
+// unknown family (the message lists them).
+Result<std::string> resolve_stack(const std::string& named, const catalog::Accelerator& a, workload::Task task);
 
 // The model's error bands shipped with the binary (data/validation/error-bands.csv,
 // written by `rooftop validate ... --bands`): the ranges predictions carry.

@@ -33,6 +33,7 @@ struct PredictOptions {
   int count = 1;
   std::optional<int> batch, input_tokens, output_tokens, seq, global_batch;
   std::string kv_cache = "paged";
+  std::string stack;            // --stack: the software stack family whose calibration applies
   bool to_target = false;
   bool lora = false;
   int grad_accumulation = 1;
@@ -82,8 +83,33 @@ Result<nlohmann::json> workload_show_json(const WorkloadShowOptions& o);
 Result<nlohmann::json> workload_list_json();
 
 // ---- validate (app/cmd_validate.cpp) -----------------------------------
-// Every row of the measurement CSVs, predicted.
-Result<model::Validation> run_validation(const std::vector<std::string>& files, const GlobalOptions& global);
+// Every row of the measurement CSVs, predicted (with the calibration
+// load_calibration gives, unless `physics`; `shares`: each end-to-end row
+// also measures its operator-class shares, for calibrate and --cv).
+Result<model::Validation> run_validation(const std::vector<std::string>& files, const GlobalOptions& global,
+                                         bool physics = false, bool shares = false);
+
+// Calibration judged by cross-validation (`validate --cv`, `calibrate`):
+// the rows predicted by physics with their class shares, the parameters
+// fitted on every row, and `cv`: the same rows with each group left out of
+// the fit in turn and predicted (predicted, error_pct and range replaced).
+struct CrossValidation {
+  model::Validation physics, cv;
+  std::vector<model::CalRow> rows;     // the end-to-end rows fitted on
+  std::vector<double> cv_ratio;        // per rows[i]: speed ratio with its group left out
+  model::Calibration fitted;           // on every row
+  std::string group_kind;              // "system" or "part-model"
+  int groups = 0;
+  double coverage = 0;                 // share of rows whose measured value lies in its 80 % range
+};
+// `group_kind`: "system" (the submitter's system) or "part-model"
+// (accelerator x model); anything else is an error naming --cv.
+Result<CrossValidation> run_cross_validation(const std::vector<std::string>& files, const GlobalOptions& global,
+                                             const std::string& group_kind);
+// Its summary (MdAPE physics / fitted / cross-validated and range coverage
+// per category, vendor and model), as `validate --cv` prints it.
+std::string cv_text(const CrossValidation& x);
+nlohmann::json cv_json(const CrossValidation& x);
 // What `validate --json` prints.
 nlohmann::json validation_json(const model::Validation& v);
 

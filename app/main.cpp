@@ -33,6 +33,12 @@ int main(int argc, char** argv) {
                  "an entry with an existing id replaces it")
       ->type_name("PATH");
   app.add_flag("-q,--quiet", global.quiet, "No progress output on stderr");
+  app.add_option("--calibration", global.calibration_path,
+                 "Fitted software-stack efficiencies to predict with, as `rooftop calibrate` writes them "
+                 "(default: the embedded data/calibration.yaml)")
+      ->type_name("FILE");
+  app.add_flag("--no-calibration", global.no_calibration,
+               "Predict from physics alone: no fitted software-stack efficiency (docs/model.md#calibration)");
 
   // 2. Every subcommand, from the one explicit list.
   std::vector<Command> commands;

@@ -373,7 +373,11 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
 
   if (!bands.empty()) {
     auto sure = [&](Candidate& c) {
-      c.sure = model::sureness(bands, workload::to_string(s.task), workload::to_string(w.family), c.accelerator->vendor,
+      const char* band_scenario = s.task == workload::Task::train          ? "train"
+                                  : s.objective == ObjectiveKind::latency ? "server"
+                                                                          : "offline";
+      c.sure = model::sureness(bands, workload::to_string(s.task), band_scenario, workload::to_string(w.family),
+                               c.accelerator->vendor,
                                to_string(c.precision), c.throughput, c.latency_s);
     };
     for (Candidate& c : out.candidates) sure(c);

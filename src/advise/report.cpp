@@ -91,7 +91,7 @@ std::string likely(const Scenario& s, const Candidate& c) {
   if (!u.throughput || c.throughput <= 0) return u.unvalidated ? " (unvalidated: " + u.note + ")" : "";
   const std::string r = likely_range(s, c);
   if (r.empty()) return "";
-  return " (likely " + r + (u.unvalidated ? "; unvalidated at this precision" : "") + ")";
+  return " (likely " + r + (u.unvalidated ? "; unvalidated: " + u.note : std::string()) + ")";
 }
 
 // The objective in words, for "misses the ...".

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <string>
 
+#include "model/calibration.h"
 #include "model/internal.h"
 
 namespace rooftop::model {
@@ -184,6 +185,16 @@ double gather_sector_efficiency(double row_bytes) {
 
 OpEfficiency op_efficiency(const workload::Operator& op, double batch, double shard, Precision p,
                            const catalog::Accelerator& a, const Efficiency& e) {
+  OpEfficiency out = physics_efficiency(op, batch, shard, p, a, e);
+  // A fitted stack factor scales both fractions of its class, never past
+  // the peak (model/calibration.h).
+  const double f = e.class_factor[static_cast<std::size_t>(op_class(op))];
+  if (f != 1) out.compute = std::min(1.0, out.compute * f), out.memory = std::min(1.0, out.memory * f);
+  return out;
+}
+
+OpEfficiency physics_efficiency(const workload::Operator& op, double batch, double shard, Precision p,
+                                const catalog::Accelerator& a, const Efficiency& e) {
   OpEfficiency out{e.compute, e.memory};
   using workload::OpKind;
   if (op.phase == workload::Phase::optimizer) return out;

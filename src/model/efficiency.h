@@ -80,8 +80,12 @@ struct OpEfficiency {
   double compute = 0;   // achieved / peak(p)
   double memory = 0;    // achieved / bandwidth
 };
+// op_efficiency is physics_efficiency times the stack factor of the
+// operator's class (Efficiency::class_factor), each fraction at most 1.
 OpEfficiency op_efficiency(const workload::Operator& op, double batch, double shard, Precision p,
                            const catalog::Accelerator& a, const Efficiency& e);
+OpEfficiency physics_efficiency(const workload::Operator& op, double batch, double shard, Precision p,
+                                const catalog::Accelerator& a, const Efficiency& e);
 
 // Bytes a gather of rows of `row_bytes` really moves: each row rounded up to
 // whole memory sectors (kSectorBytes).

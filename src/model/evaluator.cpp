@@ -15,6 +15,18 @@
 namespace rooftop::model {
 
 namespace {
+// The part's efficiencies with fitted stack factors (model/calibration.h):
+// per operator class in op_efficiency, on the link for collectives, on the
+// server's iterations (step.cpp).
+Efficiency calibrated_efficiency(const catalog::Accelerator& a, const Calibrated& c) {
+  Efficiency e = efficiency_for(a);
+  e.class_factor = c.factor;
+  e.link = std::min(1.0, e.link * c.factor[static_cast<std::size_t>(OpClass::communication)]);
+  return e;
+}
+}  // namespace
+
+namespace {
 
 using workload::Operator;
 using workload::OpKind;
@@ -179,7 +191,7 @@ Result<Evaluator> Evaluator::make(const Request& req) {
     s->gpu_only = std::move(*gpu);
     s->a = &s->gpu_only;
   }
-  s->e = efficiency_for(a);
+  s->e = calibrated_efficiency(a, req.calibrated);
   if (s->task == Task::train) {
     // Training operators come from the training workload (train_forward:
     // one sequence of the training length), never from the inference phases.
@@ -209,6 +221,17 @@ Result<Evaluator> Evaluator::make(const Request& req) {
     s->out_tokens = std::max(1, w.output_tokens);
   }
   s->fabric = detail::fabric_for(a, s->e);
+  Evaluator ev;
+  ev.s_ = std::move(s);
+  return ev;
+}
+
+Evaluator Evaluator::with_calibration(const Calibrated& c) const {
+  auto s = std::make_shared<Setup>(*s_);
+  if (s_->a == &s_->gpu_only) s->a = &s->gpu_only;
+  s->req.calibrated = c;
+  s->e = calibrated_efficiency(*s->req.accelerator, c);
+  s->fabric = detail::fabric_for(*s->req.accelerator, s->e);
   Evaluator ev;
   ev.s_ = std::move(s);
   return ev;

@@ -33,6 +33,13 @@ void explain(const Setup& s, const Plan& plan, Prediction& out) {
     say("dla", "not used: the " + plain(*a.dla_int8_ops.value / 1e12) + " int8 TOPS of the DLAs run CNN layers only",
         "docs/model.md#precision; " + a.id + " catalog entry (compute.dla_int8)");
   for (Assumption& x : op_efficiency_assumptions(a, s.e, s.req.task == Task::train)) out.assumptions.push_back(std::move(x));
+  if (!s.req.calibrated.stack.empty())
+    say("software_stack",
+        s.req.calibrated.stack + (s.req.calibrated.assumptions.empty()
+                                      ? " (no fitted parameter for it on this part's vendor: physics alone)"
+                                      : ""),
+        "docs/model.md#calibration (--stack; default: what the vendor's MLPerf submissions run)");
+  for (const Assumption& x : s.req.calibrated.assumptions) out.assumptions.push_back(x);
   if (s.batch_norms && s.e.batch_norm_reread)
     say("batch_norm",
         "two passes over the input in training (statistics, then normalization), the second from memory " +

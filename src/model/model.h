@@ -5,6 +5,7 @@
 // Formulas, efficiency factors and their derivation: docs/model.md.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -25,6 +26,27 @@ namespace rooftop::model {
 inline constexpr double kUsableMemoryFraction = 0.9;
 
 enum class Scenario { offline, server, single_stream };
+
+struct Assumption {
+  std::string name;    // "compute_efficiency"
+  std::string value;   // "0.70"
+  std::string source;  // "docs/model.md#efficiency, derived from measurements.csv PV-005"
+};
+
+// The operator classes a calibration parameter covers (model/calibration.h
+// holds their table: names and what each covers). `decode` is every
+// operator of an LLM's decode phase (weight and KV-cache streaming);
+// `serving` is the server scheduler's loss beyond the priced iterations.
+enum class OpClass { gemm, conv, attention, decode, gather, vector, communication, serving };
+inline constexpr std::size_t kOpClassCount = 8;
+// What a calibration applies to one prediction: a factor per class on the
+// efficiencies of that class's operators (1: pure physics), and the
+// `assumptions` lines naming each fitted parameter used.
+struct Calibrated {
+  std::array<double, kOpClassCount> factor{1, 1, 1, 1, 1, 1, 1, 1};
+  std::string stack;                 // the software stack family it was looked up for
+  std::vector<Assumption> assumptions;
+};
 enum class Bound { compute, memory, overhead, communication };
 
 std::string_view to_string(Scenario s);
@@ -59,6 +81,9 @@ struct Efficiency {
   double op_overhead_s = 0;    // fixed cost per operator instance (launch, sync)
   double link = 0;             // achieved / peak link bandwidth for collectives
   double link_latency_s = 0;   // per ring step
+  // Fitted stack factors (model/calibration.h) on each operator class's
+  // compute and memory fractions; 1 where none applies.
+  std::array<double, kOpClassCount> class_factor{1, 1, 1, 1, 1, 1, 1, 1};
   std::string source;          // where these numbers come from
 };
 Efficiency efficiency_for(const catalog::Accelerator& a);
@@ -81,6 +106,8 @@ struct Request {
   // Server scenario: per-request latency budget. Default (docs/model.md):
   // 100 ms for one sample; LLMs: TPOT <= 200 ms and TTFT <= 2 s.
   std::optional<double> latency_target_s;
+  // Fitted software-stack factors (model/calibration.h); none: pure physics.
+  Calibrated calibrated;
 };
 
 struct OpPrediction {
@@ -122,11 +149,6 @@ struct Communication {
   std::string scale_out;         // scale-out network used ("" when every group stays in one domain)
 };
 
-struct Assumption {
-  std::string name;    // "compute_efficiency"
-  std::string value;   // "0.70"
-  std::string source;  // "docs/model.md#efficiency, derived from measurements.csv PV-005"
-};
 
 struct Prediction {
   std::string accelerator;
@@ -196,6 +218,8 @@ class Evaluator {
   // The same request at another device count (advise sizes a run by
   // searching a few counts; the operators are not rebuilt).
   Evaluator at_count(int count) const;
+  // The same request under other calibration factors (class shares).
+  Evaluator with_calibration(const Calibrated& c) const;
   // The price of one serving iteration under `plan`, from the same operator
   // prices and tensor all-reduce rule as run(); without a decode phase, one
   // forward pass of prefill_tokens samples as one batch. Errors: a plan

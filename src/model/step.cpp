@@ -516,8 +516,11 @@ IterationTime iteration_time(std::shared_ptr<const Setup> s, const Plan& plan) {
   pr->prompt_pairs = pr->prompt * (pr->prompt + 1) / 2;
   pr->context = w.input_tokens + w.output_tokens / 2.0;
   const bool llm = s->llm;
+  // The server scheduler's loss a stack's calibration fitted (batching
+  // gaps, host work between iterations): every iteration costs 1 / factor.
+  const double serving = 1 / s->e.class_factor[static_cast<std::size_t>(OpClass::serving)];
   pr->s = std::move(s);
-  if (!llm) return IterationTime([pr](const Iteration& it) { return price_batch(*pr, it.prefill_tokens); });
+  if (!llm) return IterationTime([pr, serving](const Iteration& it) { return serving * price_batch(*pr, it.prefill_tokens); });
   for (const Operator& op : pr->s->ops) {
     if (op.phase != Phase::prefill && op.phase != Phase::decode) continue;
     auto it = std::find_if(pr->ops.begin(), pr->ops.end(), [&](const PairedOp& x) {
@@ -530,7 +533,7 @@ IterationTime iteration_time(std::shared_ptr<const Setup> s, const Plan& plan) {
     if (it - pr->ops.begin() >= static_cast<std::ptrdiff_t>(pr->scratch.size()))
       pr->scratch.push_back(op), pr->scratch_decode.push_back(op);
   }
-  return IterationTime([pr](const Iteration& it) { return price_iteration(*pr, it); });
+  return IterationTime([pr, serving](const Iteration& it) { return serving * price_iteration(*pr, it); });
 }
 
 }  // namespace rooftop::model::detail

@@ -273,8 +273,18 @@ bool static_kv_stack(const std::string& software) {
   return false;
 }
 
+// The calibration a row's prediction uses: the parameters of the row's
+// stack family for its part's vendor (none without a calibration).
+void calibrate_request(Request& req, const MeasurementRow& r, const catalog::Accelerator& a, const ValidateOptions& opts,
+                       RowResult& band) {
+  band.stack = stack_family(r.software);
+  if (!opts.calibration) return;
+  req.calibrated = calibrated_for(*opts.calibration, band.stack, a.vendor, req.task);
+  for (const Assumption& x : req.calibrated.assumptions) band.parameters.push_back(x.name.substr(x.name.find('.') + 1));
+}
+
 Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerator& a, const WorkloadLoader& load,
-                              std::string& method, RowResult& band) {
+                              const ValidateOptions& opts, std::string& method, RowResult& band) {
   std::optional<RowScenario> sc = row_scenario(r.scenario);
   if (!sc)
     return make_error(Errc::invalid_input, "column scenario: '" + r.scenario + "' is not understood; accepted: " + kScenarios);
@@ -303,14 +313,26 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   if (req.batch && w->pairs_per_sample > 1)
     req.batch = std::max(1, static_cast<int>(std::lround(*req.batch / w->pairs_per_sample)));
   req.detail = false;
-  Result<Prediction> p = predict(req);
+  calibrate_request(req, r, a, opts, band);
+  // A Server row serves the plan predict chooses offline (simulate_server);
+  // the search runs once for both.
+  const bool server = sc->scenario == Scenario::server;
+  if (server) req.scenario = Scenario::offline;
+  Result<Evaluator> ev = Evaluator::make(req);
+  if (!ev) return make_error(ev.error());
+  Result<Prediction> p = ev->search();
   if (!p) return make_error(p.error());
+  if (opts.shares) {
+    band.shares = class_shares(*ev, p->plan);
+    if (server) (*band.shares)[static_cast<std::size_t>(OpClass::serving)] = 1;
+  }
   method = "predict " + w->id + " " + to_string(p->precisions) + " batch " + std::to_string(p->batch) + " " +
            std::string(to_string(sc->scenario)) + (sc->batch > 0 ? " (multi-stream query)" : "") +
            (w->kv_slot_tokens > 0 ? ", static KV cache (" + trim(r.software) + ")" : "") +
            (substituted.empty() ? "" : "; " + substituted);
   std::string unit = to_lower(trim(r.unit));
   band.task = "infer";
+  band.scenario = std::string(to_string(sc->scenario));
   band.family = std::string(workload::to_string(w->family));
   band.vendor = a.vendor;
   band.precision = std::string(to_string(p->precision));
@@ -323,7 +345,7 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
   double per_device = p->throughput / r.count;
   // A Server row: the highest Poisson rate within the MLPerf bounds, from
   // the scheduler simulation (docs/model.md#serving).
-  if (sc->scenario == Scenario::server) {
+  if (server) {
     ServeOptions so;
     // MLPerf names the Interactive runs in the scenario or in the benchmark
     // ("llama2-70b-interactive-99").
@@ -332,7 +354,7 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
       if (!b) return make_error(b.error().code, "column scenario: " + b.error().message);
       so.bounds = *b;
     }
-    Result<ServePrediction> v = simulate_server(req, so);
+    Result<ServePrediction> v = simulate_server(*ev, *p, so);
     if (!v) return make_error(v.error());
     method += ", server simulation " + plain(v->max_rate_per_s) + " requests/s within " + v->bounds.source;
     per_device = v->max_tokens_per_s / r.count;
@@ -347,7 +369,8 @@ Result<double> predict_mlperf(const MeasurementRow& r, const catalog::Accelerato
 // (tokens/s) rows: predict() searches the plan under the row's device count
 // and global batch; time to train = RCP samples to the target / samples/s.
 Result<double> predict_training(const MeasurementRow& r, const catalog::Accelerator& a, const WorkloadLoader& load,
-                                const std::vector<ConvergencePoint>& rcps, std::string& method, RowResult& band) {
+                                const std::vector<ConvergencePoint>& rcps, const ValidateOptions& opts,
+                                std::string& method, RowResult& band) {
   const Benchmark* bench = mlperf_benchmark(r.model_id);
   workload::BuildOptions shape;
   if (bench) apply_training_shape(*bench, 0, shape);
@@ -365,11 +388,16 @@ Result<double> predict_training(const MeasurementRow& r, const catalog::Accelera
   req.precision = spec->compute;
   std::optional<double> g = leading_number(r.batch);
   if (g && *g >= 1) req.global_batch = static_cast<int>(*g);
-  Result<Prediction> p = predict(req);
+  calibrate_request(req, r, a, opts, band);
+  Result<Evaluator> ev = Evaluator::make(req);
+  if (!ev) return make_error(ev.error());
+  Result<Prediction> p = ev->search();
   if (!p) return make_error(p.error());
+  if (opts.shares) band.shares = class_shares(*ev, p->plan);
   method = "predict train " + w->id + " " + std::string(to_string(p->precision)) + " plan " + to_string(p->plan);
   std::string unit = to_lower(trim(r.unit));
   band.task = "train";
+  band.scenario = "train";
   band.family = std::string(workload::to_string(w->family));
   band.vendor = a.vendor;
   band.precision = std::string(to_string(p->precision));
@@ -436,9 +464,29 @@ Result<std::vector<MeasurementRow>> parse_measurements(std::string_view text, co
   return rows;
 }
 
+std::string system_of(const MeasurementRow& r) {
+  std::string source;
+  for (const auto& [k, v] : r.columns)
+    if (k == "source") source = v;
+  // ".../closed/<Submitter>/results/<system>/..." or "<Submitter>/results/<system>/...".
+  const std::size_t at = source.find("/results/");
+  if (at != std::string::npos && at > 0) {
+    std::size_t start = source.find_last_of("/ ", at - 1);
+    start = start == std::string::npos ? 0 : start + 1;
+    const std::size_t sys = at + 9, end = source.find('/', sys);
+    return source.substr(start, at - start) + "/" +
+           source.substr(sys, end == std::string::npos ? std::string::npos : end - sys);
+  }
+  std::string key;
+  for (const auto& [k, v] : r.columns)
+    if (k == "accelerator_key") key = v;
+  return (key.empty() ? r.accelerator_id : key) + " x" + std::to_string(r.count);
+}
+
 RowResult predict_row(const MeasurementRow& r, const catalog::Catalog& cat, const WorkloadLoader& load,
-                      const std::vector<ConvergencePoint>& rcps) {
+                      const std::vector<ConvergencePoint>& rcps, const ValidateOptions& opts) {
   RowResult out;
+  out.group = system_of(r);
   out.id = r.id, out.accelerator = r.accelerator_id, out.model = r.model_id, out.category = r.category;
   out.metric = r.metric, out.unit = r.unit, out.measured = r.measured;
   out.columns = r.columns;
@@ -480,8 +528,8 @@ RowResult predict_row(const MeasurementRow& r, const catalog::Catalog& cat, cons
   if (cat_name.find("gemm") != std::string::npos) v = predict_gemm(r, **a, out.method);
   else if (cat_name.find("memory_bw") != std::string::npos) v = predict_stream(r, **a, out.method);
   else if (cat_name.find("interconnect") != std::string::npos) v = predict_interconnect(r, **a, out.method);
-  else if (cat_name.find("inference") != std::string::npos) v = predict_mlperf(r, **a, load, out.method, out);
-  else if (cat_name.find("train") != std::string::npos) v = predict_training(r, **a, load, rcps, out.method, out);
+  else if (cat_name.find("inference") != std::string::npos) v = predict_mlperf(r, **a, load, opts, out.method, out);
+  else if (cat_name.find("train") != std::string::npos) v = predict_training(r, **a, load, rcps, opts, out.method, out);
   if (!v) {
     out.reason = v.error().message;
     return out;
@@ -500,11 +548,11 @@ double median_abs(std::vector<double> values) {
 }
 
 Validation validate(const std::vector<MeasurementRow>& rows, const catalog::Catalog& cat, const WorkloadLoader& load,
-                    const std::vector<ConvergencePoint>& rcps) {
+                    const std::vector<ConvergencePoint>& rcps, const ValidateOptions& opts) {
   Validation v;
   std::vector<double> errors;
   for (const MeasurementRow& r : rows) {
-    v.rows.push_back(predict_row(r, cat, load, rcps));
+    v.rows.push_back(predict_row(r, cat, load, rcps, opts));
     if (v.rows.back().predicted) errors.push_back(v.rows.back().error_pct), ++v.predicted;
   }
   if (!errors.empty()) v.mdape_pct = median_abs(errors);
@@ -586,6 +634,27 @@ Result<std::vector<GroupSummary>> group_by(const Validation& v, const std::vecto
     std::sort(q.begin(), q.end());
     const std::size_t n = q.size();
     out[i].median_speed_ratio = n == 0 ? 0 : n % 2 ? q[n / 2] : (q[n / 2 - 1] + q[n / 2]) / 2;
+  }
+  return out;
+}
+
+}  // namespace rooftop::model
+
+namespace rooftop::model {
+
+std::vector<CalRow> calibration_rows(const Validation& v) {
+  std::vector<CalRow> out;
+  for (std::size_t i = 0; i < v.rows.size(); ++i) {
+    const RowResult& r = v.rows[i];
+    if (!r.predicted || !r.shares || r.task.empty() || !(*r.predicted > 0)) continue;
+    CalRow c;
+    c.index = i;
+    c.id = r.id, c.stack = r.stack, c.vendor = r.vendor, c.task = r.task, c.model = r.model, c.part = r.accelerator;
+    c.group = r.group;
+    c.family = r.family, c.scenario = r.scenario, c.precision = r.precision;
+    c.speed_ratio = r.speed_ratio();
+    c.share = *r.shares;
+    out.push_back(std::move(c));
   }
   return out;
 }

@@ -15,6 +15,7 @@
 
 #include "catalog/catalog.h"
 #include "core/result.h"
+#include "model/calibration.h"
 #include "model/convergence.h"
 #include "workload/workload.h"
 
@@ -47,6 +48,15 @@ struct RowResult {
   // carry (model/ranges.h); empty for micro-benchmarks.
   std::string task, family, vendor, precision;
   bool time_metric = false;          // latency or time to train (lower is better)
+  std::string scenario;              // offline, server, single-stream, train (end-to-end rows)
+  std::string stack;                 // software stack family (model/calibration.h)
+  std::string group;                 // the submitter's system, for cross-validation
+  std::vector<std::string> parameters;   // calibration parameters the prediction used
+  // Time share of each operator class (ValidateOptions::shares).
+  std::optional<std::array<double, kOpClassCount>> shares;
+  // The 80 % range of the prediction (validate --cv: from cross-validated
+  // residuals of the other systems), in the row's unit.
+  std::optional<std::pair<double, double>> range;
   std::vector<std::pair<std::string, std::string>> columns;  // the row's CSV columns
   // Predicted speed / measured speed: predicted / measured for a rate,
   // measured / predicted for a time (so > 1 is always "too fast").
@@ -59,15 +69,30 @@ struct Validation {
   int predicted = 0;
 };
 
+// How rows are predicted: with a calibration (none: pure physics), and
+// whether each end-to-end row also measures its class shares (calibrate,
+// validate --cv: six more evaluations of the row's plan).
+struct ValidateOptions {
+  const Calibration* calibration = nullptr;
+  bool shares = false;
+};
+
+// The submitter's system a row comes from ("AMD/1xMI300X_2xEPYC-9374F", from
+// the MLPerf results path in its source column), else its part and count.
+std::string system_of(const MeasurementRow& row);
+
 using WorkloadLoader =
     std::function<Result<workload::Workload>(const std::string& model_id, const workload::BuildOptions& shape)>;
 
 // `rcps`: MLCommons reference convergence points for mlperf_training rows
 // (time to train = samples to the target / predicted samples per second).
 RowResult predict_row(const MeasurementRow& row, const catalog::Catalog& cat, const WorkloadLoader& load,
-                      const std::vector<ConvergencePoint>& rcps = {});
+                      const std::vector<ConvergencePoint>& rcps = {}, const ValidateOptions& opts = {});
 Validation validate(const std::vector<MeasurementRow>& rows, const catalog::Catalog& cat, const WorkloadLoader& load,
-                    const std::vector<ConvergencePoint>& rcps = {});
+                    const std::vector<ConvergencePoint>& rcps = {}, const ValidateOptions& opts = {});
+
+// The fit's view of the predicted end-to-end rows that carry shares.
+std::vector<CalRow> calibration_rows(const Validation& v);
 
 // MdAPE per category, and for micro-benchmark vs end-to-end rows.
 struct GroupError {

@@ -185,9 +185,11 @@ void quantization(const json* q, Reader& r, detail::TransformerConfig& c) {
   if (!q->is_object()) return r.error("'quantization_config' must be an object");
   const std::string method = q->value("quant_method", "");
   auto known = [&](std::initializer_list<const char*> keys) {
-    for (const auto& [k, v] : q->items())
+    for (const auto& item : q->items()) {
+      const std::string& k = item.key();
       if (std::none_of(keys.begin(), keys.end(), [&](const char* x) { return k == x; }))
         r.error("quantization_config: '" + k + "' is not understood");
+    }
   };
   if (method == "mxfp4") {
     known({"quant_method", "modules_to_not_convert"});

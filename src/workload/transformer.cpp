@@ -86,7 +86,17 @@ void sdpa(Emit& e, const TransformerConfig& c, const std::string& name, double r
   const double t = e.p.tokens, q = q_dim(c), kv = kv_dim(c);
   const Reach r = reach(c, e.p, limit);
   const double per_score = 5.0 + (c.attn_softcap ? 3.0 : 0.0);
-  const double in = r.context > 0 ? q * t + 2 * kv * r.context * t : (q + 2 * kv) * t;
+  // Positions whose K and V one decode step reads from memory. Beam search
+  // (t = beams > 1) on a paged cache: the beams share the prompt's blocks
+  // (copy on write), and the kernel runs a sequence's beams together, so the
+  // prompt's K and V come from memory once per step for all beams (the other
+  // beams' reads of the same blocks hit the cache) and only each beam's own
+  // generated positions are read per beam (docs/workloads.md#beam-search).
+  double read = r.context * t;
+  const bool shared_prompt = e.p.phase == Phase::decode && t > 1 && limit <= 0 && e.p.context_to > e.p.context_from &&
+                             e.p.context_from > 0 && r.context > e.p.context_from;
+  if (shared_prompt) read = e.p.context_from + t * (r.context - e.p.context_from);
+  const double in = r.context > 0 ? q * t + 2 * kv * read : (q + 2 * kv) * t;
   const double sinks = c.sinks ? c.heads : 0;
   Operator& o = e.op(name, OpKind::attention, 4 * q * r.pairs + per_score * c.heads * r.pairs + 5 * sinks * t, sinks,
                      in, q * t, repeat);
