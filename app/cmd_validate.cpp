@@ -236,11 +236,22 @@ Result<model::Validation> run_validation(const std::vector<std::string>& files, 
   }
   Result<catalog::Catalog> cat = load_catalog(global);
   if (!cat) return make_error(cat.error());
-  model::WorkloadLoader load = [](const std::string& id, const workload::BuildOptions& shape) -> Result<workload::Workload> {
+  // Rows share a few models: each (id, shape) is read once.
+  auto cache = std::make_shared<std::map<std::string, Result<workload::Workload>>>();
+  model::WorkloadLoader load = [cache](const std::string& id,
+                                       const workload::BuildOptions& shape) -> Result<workload::Workload> {
     if (trim(id).empty()) return make_error(Errc::invalid_input, "no model_id");
-    WorkloadInputs in;
-    in.build = shape;
-    return load_workload(id, in);
+    auto opt = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("-"); };
+    const std::string key = id + "|" + opt(shape.seq_len) + "|" + opt(shape.input_tokens) + "|" +
+                            opt(shape.output_tokens) + "|" + opt(shape.image_size) + "|" +
+                            opt(shape.pairs_per_sample) + "|" + opt(shape.vocab) + "|" + (shape.static_kv ? "s" : "p");
+    auto it = cache->find(key);
+    if (it == cache->end()) {
+      WorkloadInputs in;
+      in.build = shape;
+      it = cache->emplace(key, load_workload(id, in)).first;
+    }
+    return it->second;
   };
   Result<std::vector<model::ConvergencePoint>> rcps = load_rcps();
   if (!rcps) return make_error(rcps.error());

@@ -202,7 +202,8 @@ double calibrated_ratio(const CalRow& r, const std::array<double, kOpClassCount>
     t += r.share[c] * (1 / factor[c] - 1);
   }
   const std::size_t serving = static_cast<std::size_t>(OpClass::serving);
-  if (r.share[serving] > 0) t /= std::pow(factor[serving], r.share[serving]);
+  if (r.share[serving] == 1) t /= factor[serving];
+  else if (r.share[serving] > 0) t /= std::pow(factor[serving], r.share[serving]);
   return r.speed_ratio / std::max(1e-9, t);
 }
 
@@ -255,22 +256,35 @@ Calibration fit(const std::vector<CalRow>& rows, const FitOptions& opts) {
     if (static_cast<int>(s.rows.size()) >= opts.min_rows && static_cast<int>(s.groups.size()) >= opts.min_groups &&
         static_cast<int>(s.models.size()) >= opts.min_models)
       keys.push_back(k);
-  // Each row's factors, by reference into one table of values.
+  // Each row's factors, by reference into one table of values: row_slots[i]
+  // lists (class, parameter) for the parameters row i uses.
   std::vector<double> value(keys.size(), 1.0);
+  // A warm start (cross-validation folds start from the fit on every row).
+  if (opts.start)
+    for (std::size_t k = 0; k < keys.size(); ++k)
+      for (const CalParameter& p : opts.start->parameters)
+        if (p.stack == std::get<0>(keys[k]) && p.vendor == std::get<1>(keys[k]) && p.task == std::get<2>(keys[k]) &&
+            static_cast<std::size_t>(p.cls) == std::get<3>(keys[k]))
+          value[k] = p.value;
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::pair<std::size_t, std::size_t>>> slots;
   for (std::size_t k = 0; k < keys.size(); ++k)
     slots[{std::get<0>(keys[k]), std::get<1>(keys[k]), std::get<2>(keys[k])}].push_back({std::get<3>(keys[k]), k});
-  auto factors_of = [&](const CalRow& r) {
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> row_slots(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto it = slots.find({rows[i].stack, rows[i].vendor, rows[i].task});
+    if (it != slots.end()) row_slots[i] = it->second;
+  }
+  std::vector<std::vector<std::size_t>> members(keys.size());
+  for (std::size_t k = 0; k < keys.size(); ++k) members[k] = support[keys[k]].rows;
+  auto factors_of = [&](std::size_t i) {
     std::array<double, kOpClassCount> f;
     f.fill(1);
-    auto it = slots.find({r.stack, r.vendor, r.task});
-    if (it != slots.end())
-      for (const auto& [c, k] : it->second) f[c] = value[k];
+    for (const auto& [c, k] : row_slots[i]) f[c] = value[k];
     return f;
   };
   auto loss = [&](std::size_t k) {
     double l = opts.prior_weight * std::pow(std::log(value[k]), 2);
-    for (std::size_t i : support[keys[k]].rows) l += huber_log(calibrated_ratio(rows[i], factors_of(rows[i])));
+    for (std::size_t i : members[k]) l += huber_log(calibrated_ratio(rows[i], factors_of(i)));
     return l;
   };
   // Coordinate descent, golden-section search on log(value) per parameter.
@@ -279,13 +293,15 @@ Calibration fit(const std::vector<CalRow>& rows, const FitOptions& opts) {
     double moved = 0;
     for (std::size_t k = 0; k < keys.size(); ++k) {
       const double before = value[k];
+      // From a warm start the minimum is near: search within +-0.5 in log first.
       double a = lo, b = hi;
+      if (opts.start) a = std::max(lo, std::log(before) - 0.5), b = std::min(hi, std::log(before) + 0.5);
       double x1 = b - g * (b - a), x2 = a + g * (b - a);
       value[k] = std::exp(x1);
       double f1 = loss(k);
       value[k] = std::exp(x2);
       double f2 = loss(k);
-      for (int it = 0; it < 40; ++it) {
+      for (int it = 0; it < 28; ++it) {
         if (f1 < f2) {
           b = x2, x2 = x1, f2 = f1, x1 = b - g * (b - a);
           value[k] = std::exp(x1);
@@ -312,15 +328,18 @@ Calibration fit(const std::vector<CalRow>& rows, const FitOptions& opts) {
     p.groups = static_cast<int>(s.groups.size()), p.models = static_cast<int>(s.models.size());
     p.parts = static_cast<int>(s.parts.size());
     std::vector<double> before, after;
-    for (std::size_t i : s.rows) before.push_back(rows[i].speed_ratio), after.push_back(calibrated_ratio(rows[i], factors_of(rows[i])));
+    for (std::size_t i : s.rows) before.push_back(rows[i].speed_ratio), after.push_back(calibrated_ratio(rows[i], factors_of(i)));
     p.mdape_before = ratio_mdape(before), p.mdape_after = ratio_mdape(after);
     out.parameters.push_back(std::move(p));
   }
   return out;
 }
 
-std::vector<double> cross_validate(const std::vector<CalRow>& rows, const FitOptions& opts) {
+std::vector<double> cross_validate(const std::vector<CalRow>& rows, const FitOptions& given) {
   std::vector<double> out(rows.size(), 0);
+  const Calibration all = fit(rows, given);
+  FitOptions opts = given;
+  opts.start = &all;
   std::map<std::string, std::vector<std::size_t>> by_group;
   for (std::size_t i = 0; i < rows.size(); ++i) by_group[rows[i].group].push_back(i);
   for (const auto& [group, members] : by_group) {

@@ -133,6 +133,8 @@ struct FitOptions {
   int min_models = 2;         // models among them
   double min_share = 0.05;
   double prior_weight = 2;    // rows' worth of pull toward 1 (physics)
+  // Start from these values (within +-0.5 in log of them first) instead of 1.
+  const Calibration* start = nullptr;
 };
 // Fits every parameter the rows support (FitOptions), minimizing a robust
 // loss (Huber, 10 % in log) of the calibrated log speed ratios plus

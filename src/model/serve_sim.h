@@ -58,6 +58,10 @@ struct ServeStats {
   Percentiles latency_s;              // arrival -> last token
   long iterations = 0;
   long preemptions = 0;               // sequences evicted when KV blocks ran out (recomputed)
+  // The max-rate search stopped this run once more than 1 % of its requests
+  // were over a bound (its p99 could no longer meet it): a verdict, whose
+  // other figures are not computed (zeros).
+  bool failed_bounds = false;
   std::vector<double> first_token_s;  // per request, in input order (absolute time; -1: none)
   std::vector<double> finish_s;       // per request (-1: never finished)
 };
@@ -88,7 +92,7 @@ struct ServeOptions {
   std::vector<ServeRequest> trace;                // lengths (and arrivals when has_arrivals)
   bool trace_has_arrivals = false;
   int requests = 0;                               // Poisson requests per replica (0: ten minutes of traffic, capped)
-  int max_requests = 0;                           // cap on those ten minutes (0: 5,000 LLM / 100,000 one-pass requests)
+  int max_requests = 0;                           // cap on those ten minutes (0: 1,500 LLM / 25,000 one-pass requests)
   double chunk_tokens = 2048;                     // chunked-prefill token budget per iteration
   bool max_rate = true;                           // also search the highest rate meeting the bounds (advise: off)
   std::optional<ServeBounds> bounds;              // judge at these (Interactive); default server_bounds()

@@ -287,10 +287,10 @@ TEST(ServeSim, RateOnlyRunsAndTheRequestCap) {
   req.precision = Precision::fp16;
   req.scenario = Scenario::server;
   ServeOptions o;
-  o.rate_per_s = 10;  // ten minutes: 6,000 requests, over the 5,000 cap
+  o.rate_per_s = 10;  // ten minutes: 6,000 requests, over the 1,500 cap
   Result<ServePrediction> full = simulate_server(req, o);
   ASSERT_TRUE(full) << full.error().what();
-  EXPECT_EQ(full->at_rate.requests, 5000);
+  EXPECT_EQ(full->at_rate.requests, 1500);
   EXPECT_GT(full->max_rate_per_s, 0);
   o.max_rate = false;
   Result<ServePrediction> rate_only = simulate_server(req, o);
@@ -310,6 +310,38 @@ TEST(ServeSim, RateOnlyRunsAndTheRequestCap) {
   o.requests = 0;
   o.rate_per_s = 0.1;  // one minute of traffic is 60 requests: the 500 floor holds under the cap
   EXPECT_EQ(simulate_server(req, o)->at_rate.requests, 500);
+}
+
+// The rate search stops a run once its p99 can no longer meet a bound:
+// the rate it finds is still the edge that whole runs draw.
+TEST(ServeSim, TheHighestRateIsTheEdgeWholeRunsDraw) {
+  catalog::Accelerator a = testing::test_gpu();
+  workload::Workload w = testing::llm_model();
+  Request req;
+  req.accelerator = &a;
+  req.workload = &w;
+  req.precision = Precision::fp16;
+  req.scenario = Scenario::server;
+  Result<ServePrediction> found = simulate_server(req, ServeOptions{});
+  ASSERT_TRUE(found) << found.error().what();
+  ASSERT_GT(found->max_rate_per_s, 0);
+  EXPECT_FALSE(found->at_max.failed_bounds);
+  auto whole_run_meets = [&](double rate) {
+    ServeOptions o;
+    o.rate_per_s = rate;
+    o.max_rate = false;
+    Result<ServePrediction> r = simulate_server(req, o);
+    EXPECT_TRUE(r);
+    EXPECT_FALSE(r->at_rate.failed_bounds);   // a whole run: never stopped
+    const ServeBounds& b = r->bounds;
+    return r->at_rate.requests > 0 && (b.ttft_s <= 0 || r->at_rate.ttft_s.p99 <= b.ttft_s) &&
+           (b.tpot_s <= 0 || r->at_rate.tpot_s.p99 <= b.tpot_s) &&
+           (b.latency_s <= 0 || r->at_rate.latency_s.p99 <= b.latency_s);
+  };
+  EXPECT_TRUE(whole_run_meets(found->max_rate_per_s));
+  // Passing is not monotone in the rate at the edge (each rate draws its own
+  // arrivals and count), but well past it a whole run fails.
+  EXPECT_FALSE(whole_run_meets(found->max_rate_per_s * 1.3));
 }
 
 TEST(ServeSim, PercentilesAreNearestRank) {
