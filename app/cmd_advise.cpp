@@ -235,7 +235,9 @@ Result<AdviseOutcome> run_advice(const std::string& text, const std::string& nam
   // 2. Advise.
   Result<std::vector<model::ErrorBand>> bands = load_error_bands();
   if (!bands) return make_error(bands.error());
-  Result<advise::Advice> a = advise::advise(*s, *cat, *w, rcps, *bands);
+  Result<std::optional<model::Calibration>> calibration = load_calibration(global);
+  if (!calibration) return make_error(calibration.error());
+  Result<advise::Advice> a = advise::advise(*s, *cat, *w, rcps, *bands, *calibration ? &**calibration : nullptr);
   if (!a) return make_error(a.error());
   return AdviseOutcome{std::move(*s), std::move(*a)};
 }

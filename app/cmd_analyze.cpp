@@ -189,8 +189,10 @@ int run(const AnalyzeArgs& a, const GlobalOptions& global) {
   Result<catalog::Catalog> cat = load_catalog(global);
   if (!cat && scenario) return report_error(cat.error());
   if (cat) {
+    Result<std::optional<model::Calibration>> calibration = load_calibration(global);
+    if (!calibration) return report_error(calibration.error());
     analyze::RightsizeInputs in;
-    if (scenario) in = {&*scenario, &*work};
+    if (scenario) in = {&*scenario, &*work, *calibration ? &**calibration : nullptr};
     Result<void> r = analyze::add_rightsizing(findings, *p, *cat, t, in);
     if (!r) return report_error(r.error());
   }

@@ -162,11 +162,14 @@ std::string overview(const CLI::App& app) {
 std::string unknown_command(const CLI::App& app, int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--catalog") {
-      ++i;
+    if (!a.empty() && a[0] == '-') {
+      // A global option that takes a value (--catalog PATH, --calibration
+      // FILE) consumes the next word, unless given as --opt=value.
+      const CLI::Option* opt = a.find('=') == std::string::npos ? app.get_option_no_throw(a) : nullptr;
+      if (opt && opt->get_items_expected_min() > 0) ++i;
       continue;
     }
-    if (a.empty() || a[0] == '-') continue;
+    if (a.empty()) continue;
     for (const CLI::App* sub : app.get_subcommands({})) {
       if (sub->check_name(a)) return "";
     }

@@ -250,7 +250,14 @@ std::string price_and_check(const Scenario& s, const catalog::Catalog& cat, Cand
 // gives for the candidate's own plan, as `predict --json` prints them
 // (fusion, tensor-parallel sharding and the training step's operators
 // included), never a roofline of advise's own.
-void attach_roofline(const Scenario& s, const workload::Workload& w, Candidate& c) {
+// The fitted factors of `a`'s default stack (none without a calibration).
+model::Calibrated calibrated(const model::Calibration* cal, const catalog::Accelerator& a, workload::Task task) {
+  if (!cal) return {};
+  return model::calibrated_for(*cal, model::default_stack(a, task), a.vendor, task);
+}
+
+void attach_roofline(const Scenario& s, const workload::Workload& w, Candidate& c,
+                     const model::Calibration* calibration) {
   c.ops.clear();
   c.achieved_flop_per_s = 0;
   Result<model::PlanSpec> spec = model::parse_plan(c.plan);
@@ -259,6 +266,7 @@ void attach_roofline(const Scenario& s, const workload::Workload& w, Candidate& 
   req.accelerator = c.accelerator;
   req.workload = &w;
   req.task = s.task;
+  req.calibrated = calibrated(calibration, *c.accelerator, s.task);
   req.precision = c.precision;
   req.count = c.count;
   if (s.task == workload::Task::train) {
@@ -286,7 +294,8 @@ void attach_roofline(const Scenario& s, const workload::Workload& w, Candidate& 
 }  // namespace
 
 Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const workload::Workload& w,
-                      const std::vector<model::ConvergencePoint>& rcps, const std::vector<model::ErrorBand>& bands) {
+                      const std::vector<model::ConvergencePoint>& rcps, const std::vector<model::ErrorBand>& bands,
+                      const model::Calibration* calibration) {
   if (w.ops.empty()) return make_error(Errc::invalid_input, "the model has no operators to cost", s.model_line);
   Advice out;
   auto priced = std::make_shared<catalog::Catalog>(cat);
@@ -327,7 +336,7 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
   out.throughput_unit = s.objective == ObjectiveKind::train ? (s.train_tokens > 0 ? "tokens/s" : "samples/s")
                                                              : w.throughput_unit;
   auto size = [&](const catalog::Accelerator& a, std::vector<Precision> precs, std::optional<int> fixed) {
-    detail::SizingInput in{&s, &w, &a, fixed, std::move(precs), train_samples, target};
+    detail::SizingInput in{&s, &w, &a, fixed, std::move(precs), train_samples, target, calibrated(calibration, a, s.task)};
     return s.task == workload::Task::train ? detail::size_training(in) : detail::size_inference(in);
   };
 
@@ -347,7 +356,7 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
       out.rejected.push_back({a.id, why, std::nullopt, std::nullopt});
       continue;
     }
-    attach_roofline(s, w, *sz.candidate);
+    attach_roofline(s, w, *sz.candidate, calibration);
     out.candidates.push_back(std::move(*sz.candidate));
   }
 
@@ -367,7 +376,7 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
     if (std::string why = price_and_check(s, *priced, *sz.candidate); !why.empty()) {
       sz.candidate->notes.push_back("outside the constraints: " + why);
     }
-    attach_roofline(s, w, *sz.candidate);
+    attach_roofline(s, w, *sz.candidate, calibration);
     out.baseline = std::move(*sz.candidate);
   }
 
@@ -387,6 +396,13 @@ Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const work
   std::sort(out.rejected.begin(), out.rejected.end(),
             [](const Rejection& x, const Rejection& y) { return x.accelerator < y.accelerator; });
   add_assumptions(s, w, out);
+  out.assumptions.push_back(
+      {"calibration",
+       calibration ? std::to_string(calibration->parameters.size()) +
+                         " fitted software-stack factors, each part on its vendor's usual stack (" +
+                         calibration->cv + ")"
+                   : std::string("none: physics alone"),
+       "docs/model.md#calibration (data/calibration.yaml; rooftop calibrate --show)"});
   if (target) {
     out.assumptions.push_back({"train_to_target", si(train_samples, "samples") + " at global batch " +
                                                       std::to_string(s.global_batch) + ", " + target_how,

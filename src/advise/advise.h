@@ -24,6 +24,7 @@
 #include "catalog/catalog.h"
 #include "core/result.h"
 #include "model/convergence.h"
+#include "model/calibration.h"
 #include "model/ranges.h"
 #include "report/report.h"
 #include "workload/workload.h"
@@ -175,10 +176,13 @@ struct Advice {
 // set is not an error here: see nothing_feasible().
 // `rcps`: MLCommons' reference convergence points, for a train_to_target objective.
 // `bands`: the model's error bands (docs/model.md#ranges); each candidate's
-// `sure` comes from them.
+// `sure` comes from them. `calibration`: the fitted stack factors every
+// candidate's predictions use, on its vendor's default stack
+// (model::default_stack); none: physics alone.
 Result<Advice> advise(const Scenario& s, const catalog::Catalog& cat, const workload::Workload& w,
                       const std::vector<model::ConvergencePoint>& rcps = {},
-                      const std::vector<model::ErrorBand>& bands = {});
+                      const std::vector<model::ErrorBand>& bands = {},
+                      const model::Calibration* calibration = nullptr);
 
 // When no candidate is feasible: "nothing meets 20 ms p99; closest:
 // X at 27 ms, ..." naming up to three closest misses; empty otherwise.

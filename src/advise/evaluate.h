@@ -32,6 +32,8 @@ struct SizingInput {
   // Training to the MLPerf target: the benchmark whose timed evaluations
   // count (model::eval_seconds); nullptr otherwise.
   const model::Benchmark* target = nullptr;
+  // The fitted stack factors of this part's default stack (model/calibration.h).
+  model::Calibrated calibrated;
 };
 
 Sizing size_inference(const SizingInput& in);

@@ -97,6 +97,7 @@ Sizing size_inference(const SizingInput& in) {
     req.weight_precision = s.weight_precision;
     req.kv_precision = s.kv_precision;
     req.scenario = model::Scenario::offline;  // the batch is given or simulated: serving is ours
+    req.calibrated = in.calibrated;
     req.detail = false;
     // Smallest replica (power of two) whose memory fits at batch 1.
     int replica = 0;

@@ -115,7 +115,7 @@ std::string uncertainty(const Scenario& s, const Candidate& c) {
   const std::string r = likely_range(s, c, &risk);
   if (r.empty()) return "";
   std::string line = "uncertainty: likely " + r + ", from " + u.throughput->basis;
-  if (u.unvalidated) line += "; unvalidated at this precision";
+  if (u.unvalidated) line += "; unvalidated: " + u.note;
   if (risk) line += "; at the slow end of that range it misses the " + objective_words(s, c);
   return line;
 }

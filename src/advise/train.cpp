@@ -118,6 +118,7 @@ Sizing size_training(const SizingInput& in) {
     req.count = limit;
     req.global_batch = g;
     req.straggler_cv = s.straggler_cv;
+    req.calibrated = in.calibrated;
     req.detail = false;
     Result<model::Evaluator> made = model::Evaluator::make(req);
     if (!made) {

@@ -28,8 +28,10 @@ RightsizeOption option_of(const advise::Candidate& c, const std::optional<double
 
 // advise on the observed load; the recommendation's sentence.
 Result<Rightsizing> rightsize(const advise::Scenario& base, const workload::Workload& w, const catalog::Catalog& cat,
-                              const catalog::Accelerator& current, int count, double util_p95_pct, const Thresholds& t) {
-  Result<advise::Advice> probe = advise::advise(rightsizing_scenario(base, current.id, count, kProbeDemand), cat, w);
+                              const catalog::Accelerator& current, int count, double util_p95_pct, const Thresholds& t,
+                              const model::Calibration* calibration) {
+  Result<advise::Advice> probe =
+      advise::advise(rightsizing_scenario(base, current.id, count, kProbeDemand), cat, w, {}, {}, calibration);
   if (!probe) return make_error(probe.error());
   if (!probe->baseline) return make_error(Errc::unsupported, "advise did not score the current part", current.id);
   Rightsizing r;
@@ -39,7 +41,8 @@ Result<Rightsizing> rightsize(const advise::Scenario& base, const workload::Work
   r.capacity = probe->baseline->throughput;
   r.unit = probe->throughput_unit;
   r.demand = r.capacity * util_p95_pct / t.target_util_pct;
-  Result<advise::Advice> a = advise::advise(rightsizing_scenario(base, current.id, count, r.demand), cat, w);
+  Result<advise::Advice> a =
+      advise::advise(rightsizing_scenario(base, current.id, count, r.demand), cat, w, {}, {}, calibration);
   if (!a) return make_error(a.error());
   if (a->baseline) r.current_tco_usd = a->baseline->cost.tco_usd;
   for (const advise::Candidate& c : a->candidates) r.ranking.push_back(option_of(c, r.current_tco_usd));
@@ -112,7 +115,7 @@ Result<void> add_rightsizing(std::vector<Finding>& findings, const Profiles& p, 
                                       a->id);
       continue;
     }
-    Result<Rightsizing> r = rightsize(*in.scenario, *in.workload, cat, *a, 1, p95, t);
+    Result<Rightsizing> r = rightsize(*in.scenario, *in.workload, cat, *a, 1, p95, t, in.calibration);
     if (!r) {
       f.recommendation += " advise cannot size this load: " + r.error().message + ".";
       continue;

@@ -24,6 +24,7 @@ advise::Scenario rightsizing_scenario(const advise::Scenario& base, const std::s
 struct RightsizeInputs {
   const advise::Scenario* scenario = nullptr;  // a serving (infer) scenario; null = price only
   const workload::Workload* workload = nullptr;
+  const model::Calibration* calibration = nullptr;  // the fitted stack factors advise predicts with
 };
 
 // Fills wasted_usd where the device's hourly price is known, and for

@@ -283,7 +283,8 @@ Calibration fit(const std::vector<CalRow>& rows, const FitOptions& opts) {
     return f;
   };
   auto loss = [&](std::size_t k) {
-    double l = opts.prior_weight * std::pow(std::log(value[k]), 2);
+    // The prior: prior_weight rows that say physics is right (a factor of 1).
+    double l = opts.prior_weight * huber_log(value[k]);
     for (std::size_t i : members[k]) l += huber_log(calibrated_ratio(rows[i], factors_of(i)));
     return l;
   };

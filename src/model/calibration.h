@@ -132,13 +132,14 @@ struct FitOptions {
   int min_groups = 2;         // systems among them
   int min_models = 2;         // models among them
   double min_share = 0.05;
-  double prior_weight = 2;    // rows' worth of pull toward 1 (physics)
+  double prior_weight = 10;   // rows' worth of pull toward 1 (physics)
   // Start from these values (within +-0.5 in log of them first) instead of 1.
   const Calibration* start = nullptr;
 };
 // Fits every parameter the rows support (FitOptions), minimizing a robust
-// loss (Huber, 10 % in log) of the calibrated log speed ratios plus
-// prior_weight x log(f)^2 per parameter.
+// loss (Huber, 10 % in log) of the calibrated log speed ratios plus, per
+// parameter, prior_weight rows' worth of the same loss at ratio f (rows
+// that say physics is right).
 Calibration fit(const std::vector<CalRow>& rows, const FitOptions& opts = {});
 
 // Cross-validation: for each group, the parameters are refitted without

@@ -277,7 +277,10 @@ bool static_kv_stack(const std::string& software) {
 // stack family for its part's vendor (none without a calibration).
 void calibrate_request(Request& req, const MeasurementRow& r, const catalog::Accelerator& a, const ValidateOptions& opts,
                        RowResult& band) {
+  // A row naming no software ran what the vendor's submissions usually
+  // run, as a prediction without --stack assumes.
   band.stack = stack_family(r.software);
+  if (band.stack.empty()) band.stack = default_stack(a, req.task);
   if (!opts.calibration) return;
   req.calibrated = calibrated_for(*opts.calibration, band.stack, a.vendor, req.task);
   for (const Assumption& x : req.calibrated.assumptions) band.parameters.push_back(x.name.substr(x.name.find('.') + 1));

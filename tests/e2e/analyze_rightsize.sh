@@ -59,7 +59,7 @@ for f in rs:
         if c["cost"]["tco_usd"] is not None:
             assert abs(o["saving_usd"] - (tco - c["cost"]["tco_usd"])) < 1e-6 * tco, (o, c["cost"])
     top = r["ranking"][0]
-    assert f"1 x {top['accelerator']}" in f["recommendation"], f["recommendation"]
+    assert f"{top['count']} x {top['accelerator']}" in f["recommendation"], f["recommendation"]
     assert abs(f["wasted_usd"] - 2.0 * f["wasted_device_hours"]) < 1e-9, f  # the scenario's price
     print(f["device"], "->", got[:3], "same as advise")
 PYEOF
