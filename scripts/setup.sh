@@ -16,6 +16,7 @@ BUILD_PKGS=(
   libopenmpi-dev openmpi-bin libhwloc-dev
   libopenblas-dev
   help2man
+  file   # CPack reads the shared-library dependencies of the .deb with it
   pybind11-dev python3-dev
 )
 # What the tests build with and drive: GoogleTest and Google Benchmark, a real

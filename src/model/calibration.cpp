@@ -124,11 +124,22 @@ Result<Calibration> parse_calibration(std::string_view text, const std::string& 
 }
 
 namespace {
+// A YAML double-quoted scalar: quotes and backslashes escaped, control
+// characters as \xNN, so any text reads back as itself.
 std::string yaml_quoted(const std::string& s) {
   std::string out = "\"";
   for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
+    const unsigned char u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += ch;
+    }
   }
   return out + "\"";
 }
@@ -150,7 +161,7 @@ std::string calibration_yaml(const Calibration& c) {
   out += "cv: " + yaml_quoted(c.cv) + "\n";
   out += "parameters:\n";
   for (const CalParameter& p : c.parameters) {
-    out += "  - {stack: " + p.stack + ", vendor: " + p.vendor + ", task: " + p.task + ", class: " +
+    out += "  - {stack: " + yaml_quoted(p.stack) + ", vendor: " + yaml_quoted(p.vendor) + ", task: " + p.task + ", class: " +
            std::string(to_string(p.cls)) + ", value: " + fmt_num(p.value) + ", low: " + fmt_num(p.low) + ", high: " +
            fmt_num(p.high) + ", rows: " + std::to_string(p.rows) + ", groups: " + std::to_string(p.groups) +
            ", models: " + std::to_string(p.models) + ", parts: " + std::to_string(p.parts) +
