@@ -43,18 +43,8 @@ struct Graph {
   std::int64_t batch = 1;
 };
 
-struct Fusion {
-  onnx::FusionCandidate candidate;
-  double before_s = 0, after_s = 0;
-};
-
-struct Analysis {
-  std::vector<model::OpPrediction> ops;
-  std::vector<Fusion> fusions;
-  double total_s = 0, flops = 0, bytes = 0, saved_s = 0;
-  double bound_s[4] = {0, 0, 0, 0};  // by model::Bound
-};
-
+using Analysis = model::RooflineAnalysis;
+using Fusion = model::PricedFusion;
 
 Result<Graph> load_graph(const RooflineOptions& o) {
   WorkloadInputs in;
@@ -83,32 +73,15 @@ Result<Graph> load_graph(const RooflineOptions& o) {
   return gr;
 }
 
+// The model's roofline of the graph, and the fusions the graph allows
+// (onnx::find_fusions) priced by it.
 Analysis analyse(const Graph& gr, double batch, Precision p, const catalog::Accelerator& a, const model::Efficiency& e) {
-  Analysis r;
-  const std::vector<workload::Operator>& ops = gr.workload.ops;
-  std::vector<bool> memory_bound;
-  for (const workload::Operator& op : ops) {
-    model::OpPrediction pr = model::roofline(op, batch, p, a, e);
-    r.total_s += pr.time_s;
-    r.flops += pr.flops;
-    r.bytes += pr.bytes;
-    r.bound_s[static_cast<int>(pr.bound)] += pr.time_s;
-    memory_bound.push_back(pr.bound != model::Bound::compute);
-    r.ops.push_back(std::move(pr));
-  }
-  for (model::OpPrediction& pr : r.ops) pr.share = r.total_s > 0 ? pr.time_s / r.total_s : 0;
-  for (onnx::FusionCandidate& c : onnx::find_fusions(ops, gr.adjacency.producers, gr.adjacency.consumer_count, memory_bound)) {
-    Fusion f;
-    f.before_s = r.ops[c.anchor].time_s;
-    for (std::size_t j : c.chain) f.before_s += r.ops[j].time_s;
-    f.after_s = model::roofline(c.fused, batch, p, a, e).time_s;
-    if (f.after_s >= f.before_s) continue;
-    r.saved_s += f.before_s - f.after_s;
-    f.candidate = std::move(c);
-    r.fusions.push_back(std::move(f));
-  }
-  std::sort(r.fusions.begin(), r.fusions.end(),
-            [](const Fusion& x, const Fusion& y) { return x.before_s - x.after_s > y.before_s - y.after_s; });
+  Analysis r = model::analyse_roofline(gr.workload.ops, batch, p, a, e);
+  std::vector<model::FusionOption> options;
+  for (onnx::FusionCandidate& c :
+       onnx::find_fusions(gr.workload.ops, gr.adjacency.producers, gr.adjacency.consumer_count, r.memory_bound()))
+    options.push_back({c.anchor, std::move(c.chain), std::move(c.fused)});
+  model::price_fusions(r, std::move(options), batch, p, a, e);
   return r;
 }
 
@@ -122,7 +95,7 @@ std::string svg_chart(const Graph& gr, const Analysis& r, Precision p, const cat
   c.ceilings.push_back({fmt::format("{} peak {}, memory {}", to_string(p), si(peak, "FLOP/s"), si(bw, "B/s")), peak, bw});
   std::vector<bool> fused(r.ops.size(), false);
   for (const Fusion& f : r.fusions) {
-    for (std::size_t j : f.candidate.chain) fused[j] = true;
+    for (std::size_t j : f.option.chain) fused[j] = true;
   }
   for (std::size_t i = 0; i < r.ops.size(); ++i) {
     const model::OpPrediction& o = r.ops[i];
@@ -146,8 +119,8 @@ json analysis_json(const Graph& gr, const Analysis& r, const RooflineOptions& o,
   json fusions = json::array();
   for (const Fusion& f : r.fusions) {
     json chain = json::array();
-    for (std::size_t j : f.candidate.chain) chain.push_back(r.ops[j].name);
-    fusions.push_back({{"anchor", r.ops[f.candidate.anchor].name}, {"chain", chain}, {"time_before_s", f.before_s},
+    for (std::size_t j : f.option.chain) chain.push_back(r.ops[j].name);
+    fusions.push_back({{"anchor", r.ops[f.option.anchor].name}, {"chain", chain}, {"time_before_s", f.before_s},
                        {"time_after_s", f.after_s}, {"time_saved_s", f.before_s - f.after_s},
                        {"share_saved", r.total_s > 0 ? (f.before_s - f.after_s) / r.total_s : 0}});
   }
@@ -203,8 +176,8 @@ std::string analysis_text(const Graph& gr, const Analysis& r, int top, double ba
     for (std::size_t k = 0; k < r.fusions.size() && (top <= 0 || k < static_cast<std::size_t>(top)); ++k) {
       const Fusion& x = r.fusions[k];
       std::string chain;
-      for (std::size_t j : x.candidate.chain) chain += (chain.empty() ? "" : ", ") + r.ops[j].name;
-      f.rows.push_back({r.ops[x.candidate.anchor].name, chain, human_seconds(x.before_s), human_seconds(x.after_s),
+      for (std::size_t j : x.option.chain) chain += (chain.empty() ? "" : ", ") + r.ops[j].name;
+      f.rows.push_back({r.ops[x.option.anchor].name, chain, human_seconds(x.before_s), human_seconds(x.after_s),
                         human_seconds(x.before_s - x.after_s)});
     }
     out += fmt::format("\nfusion: {} candidates would save {} ({} of the time):\n", r.fusions.size(),

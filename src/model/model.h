@@ -279,6 +279,34 @@ double activation_fraction(const workload::Workload& w, const Plan& plan);
 OpPrediction roofline(const workload::Operator& op, double batch, Precision p,
                       const catalog::Accelerator& a, const Efficiency& e);
 
+// The roofline of every operator of a graph at `batch` (what `rooftop
+// roofline` prints): each operator's prediction and share, the totals and
+// the time by bound. Fusions priced by price_fusions.
+struct FusionOption {
+  std::size_t anchor = 0;             // the GEMM / convolution the chain follows
+  std::vector<std::size_t> chain;     // the operators fused into it, in order
+  workload::Operator fused;           // the one kernel replacing anchor + chain
+};
+struct PricedFusion {
+  FusionOption option;
+  double before_s = 0, after_s = 0;
+};
+struct RooflineAnalysis {
+  std::vector<OpPrediction> ops;
+  double total_s = 0, flops = 0, bytes = 0;
+  std::array<double, 4> bound_s{};    // by Bound
+  std::vector<PricedFusion> fusions;  // those that save time, largest saving first
+  double saved_s = 0;
+  // Per operator: not compute-bound (what a fusion search may fuse).
+  std::vector<bool> memory_bound() const;
+};
+RooflineAnalysis analyse_roofline(const std::vector<workload::Operator>& ops, double batch, Precision p,
+                                  const catalog::Accelerator& a, const Efficiency& e);
+// Prices each option (before: the anchor and chain as they are; after: the
+// fused kernel) and keeps those that save time in r.fusions and r.saved_s.
+void price_fusions(RooflineAnalysis& r, std::vector<FusionOption> options, double batch, Precision p,
+                   const catalog::Accelerator& a, const Efficiency& e);
+
 // Ring all-reduce of `bytes` over `n` devices: 2(n-1)/n * bytes / bw + 2(n-1) * latency.
 double ring_allreduce_s(double bytes, int n, double link_bytes_per_s, double latency_s);
 // The usual bandwidth utilisation eta = (n-1)/n * B_effective / B_max.

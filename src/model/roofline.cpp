@@ -291,4 +291,44 @@ Result<double> copy_bytes_per_s(const catalog::Accelerator& a, bool bidirectiona
   return bidirectional ? 2 * one_way : one_way;
 }
 
+RooflineAnalysis analyse_roofline(const std::vector<workload::Operator>& ops, double batch, Precision p,
+                                  const catalog::Accelerator& a, const Efficiency& e) {
+  RooflineAnalysis r;
+  for (const workload::Operator& op : ops) {
+    OpPrediction pr = roofline(op, batch, p, a, e);
+    r.total_s += pr.time_s;
+    r.flops += pr.flops;
+    r.bytes += pr.bytes;
+    r.bound_s[static_cast<std::size_t>(pr.bound)] += pr.time_s;
+    r.ops.push_back(std::move(pr));
+  }
+  for (OpPrediction& pr : r.ops) pr.share = r.total_s > 0 ? pr.time_s / r.total_s : 0;
+  return r;
+}
+
+std::vector<bool> RooflineAnalysis::memory_bound() const {
+  std::vector<bool> out;
+  for (const OpPrediction& op : ops) out.push_back(op.bound != Bound::compute);
+  return out;
+}
+
+void price_fusions(RooflineAnalysis& r, std::vector<FusionOption> options, double batch, Precision p,
+                   const catalog::Accelerator& a, const Efficiency& e) {
+  for (FusionOption& c : options) {
+    if (c.anchor >= r.ops.size()) continue;
+    PricedFusion f;
+    f.before_s = r.ops[c.anchor].time_s;
+    for (std::size_t j : c.chain)
+      if (j < r.ops.size()) f.before_s += r.ops[j].time_s;
+    f.after_s = roofline(c.fused, batch, p, a, e).time_s;
+    if (f.after_s >= f.before_s) continue;
+    r.saved_s += f.before_s - f.after_s;
+    f.option = std::move(c);
+    r.fusions.push_back(std::move(f));
+  }
+  std::sort(r.fusions.begin(), r.fusions.end(), [](const PricedFusion& x, const PricedFusion& y) {
+    return x.before_s - x.after_s > y.before_s - y.after_s;
+  });
+}
+
 }  // namespace rooftop::model

@@ -206,5 +206,33 @@ TEST(BatchNorm, TrainingForwardReadsItsInputTwiceOnGpus) {
   }
 }
 
+// The analysis `rooftop roofline` prints comes from the model: totals are
+// the operators' sums, and a fusion is kept only when it saves time.
+TEST(RooflineAnalysis, TotalsAndFusionsThatSaveTime) {
+  catalog::Accelerator a = testing::test_gpu();
+  const Efficiency e = efficiency_for(a);
+  std::vector<workload::Operator> ops = {
+      testing::one_op(workload::OpKind::matmul, 2e12, 1e6, 1e6, 1e6),   // compute-bound
+      testing::one_op(workload::OpKind::elementwise, 1e6, 0, 1e8, 1e8),  // memory-bound
+  };
+  RooflineAnalysis r = analyse_roofline(ops, 1, Precision::fp16, a, e);
+  ASSERT_EQ(r.ops.size(), 2u);
+  EXPECT_NEAR(r.total_s, r.ops[0].time_s + r.ops[1].time_s, 1e-15);
+  EXPECT_NEAR(r.bound_s[0] + r.bound_s[1] + r.bound_s[2] + r.bound_s[3], r.total_s, 1e-15);
+  EXPECT_EQ(r.memory_bound(), (std::vector<bool>{false, true}));
+  EXPECT_NEAR(r.ops[0].share + r.ops[1].share, 1, 1e-12);
+  // The elementwise op folded into the matmul's epilogue: its traffic goes.
+  FusionOption saves{0, {1}, ops[0]};
+  // A "fusion" that costs more than the two kernels it replaces is dropped.
+  workload::Operator worse = ops[0];
+  worse.flops *= 10;
+  FusionOption loses{0, {1}, worse};
+  price_fusions(r, {loses, saves}, 1, Precision::fp16, a, e);
+  ASSERT_EQ(r.fusions.size(), 1u);
+  EXPECT_EQ(r.fusions[0].option.chain, std::vector<std::size_t>{1});
+  EXPECT_NEAR(r.fusions[0].before_s, r.total_s, 1e-15);
+  EXPECT_NEAR(r.saved_s, r.total_s - r.ops[0].time_s, 1e-12);
+}
+
 }  // namespace
 }  // namespace rooftop::model
