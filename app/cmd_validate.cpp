@@ -260,7 +260,21 @@ Result<model::Validation> run_validation(const std::vector<std::string>& files, 
   model::ValidateOptions opts;
   if (*calibration && !physics) opts.calibration = &**calibration;
   opts.shares = shares;
-  return model::validate(rows, *cat, load, *rcps, opts);
+  model::Validation v = model::validate(rows, *cat, load, *rcps, opts);
+  // Each end-to-end prediction carries the range a prediction of its kind
+  // carries (the shipped cross-validated bands), as predict prints it.
+  if (!physics) {
+    Result<std::vector<model::ErrorBand>> bands = load_error_bands();
+    if (!bands) return make_error(bands.error());
+    for (model::RowResult& r : v.rows) {
+      if (!r.predicted || r.task.empty()) continue;
+      const model::Sureness u = model::sureness(*bands, r.task, r.scenario, r.family, r.vendor, r.precision,
+                                                r.time_metric ? 0 : *r.predicted, r.time_metric ? *r.predicted : 0);
+      const std::optional<model::Range>& x = r.time_metric ? u.latency_s : u.throughput;
+      if (x) r.range = std::pair{x->low, x->high};
+    }
+  }
+  return v;
 }
 
 Result<CrossValidation> run_cross_validation(const std::vector<std::string>& files, const GlobalOptions& global,
