@@ -55,7 +55,11 @@ std::vector<CvLine> cv_lines(const CrossValidation& x, const std::string& dimens
                             : dimension == "vendor"   ? c.vendor
                                                       : c.model;
     auto [it, fresh] = at.try_emplace(key, out.size());
-    if (fresh) out.push_back(CvLine{key});
+    if (fresh) {
+      CvLine line;
+      line.key = key;
+      out.push_back(std::move(line));
+    }
     CvLine& l = out[it->second];
     ++l.rows;
     l.physics.push_back((c.speed_ratio - 1) * 100);

@@ -105,10 +105,11 @@ struct Judge {
   bool first_token(double ttft) {
     return bounds && bounds->ttft_s > 0 && ttft > bounds->ttft_s && ++ttft_over > allowed_over;
   }
-  bool finished(double latency, std::optional<double> tpot) {
+  // tpot < 0: the request has one output token (no TPOT).
+  bool finished(double latency, double tpot) {
     if (!bounds) return false;
     if (bounds->latency_s > 0 && latency > bounds->latency_s && ++latency_over > allowed_over) return true;
-    return bounds->tpot_s > 0 && tpot && *tpot > bounds->tpot_s && ++tpot_over > allowed_tpot_over;
+    return bounds->tpot_s > 0 && tpot >= 0 && tpot > bounds->tpot_s && ++tpot_over > allowed_tpot_over;
   }
 };
 
@@ -239,8 +240,7 @@ void run_replica(const std::vector<ServeRequest>& reqs, const std::vector<int>& 
           free_blocks += s.blocks;
           finish[s.id] = t;
           ++done;
-          const std::optional<double> tpot =
-              r.output_tokens > 1 ? std::optional<double>((t - first_token[s.id]) / (r.output_tokens - 1)) : std::nullopt;
+          const double tpot = r.output_tokens > 1 ? (t - first_token[s.id]) / (r.output_tokens - 1) : -1.0;
           raw.failed = raw.failed || judge.finished(t - r.arrival_s, tpot);
           continue;
         }
